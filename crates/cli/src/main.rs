@@ -1,0 +1,3 @@
+fn main() {
+    println!("barrierlab {}", env!("CARGO_PKG_VERSION"));
+}

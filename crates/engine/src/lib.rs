@@ -1,0 +1,6 @@
+//! Barrier Lab's engine: a deterministic, single-threaded, sans-IO simulation of a Flink 2.3 job.
+//!
+//! Time is integer microseconds ([`types::Micros`]); nothing here reads a clock, spawns a thread or
+//! uses float transcendental math, so the same scenario and seed give the same run natively and in wasm.
+
+pub mod types;
