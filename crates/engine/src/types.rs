@@ -51,7 +51,11 @@ pub fn format_duration(us: Micros) -> String {
     } else if us < 10 * MICROS_PER_SEC {
         format!("{}ms", us / MICROS_PER_MS)
     } else {
-        format!("{}.{}s", us / MICROS_PER_SEC, (us % MICROS_PER_SEC) / 100_000)
+        format!(
+            "{}.{}s",
+            us / MICROS_PER_SEC,
+            (us % MICROS_PER_SEC) / 100_000
+        )
     }
 }
 

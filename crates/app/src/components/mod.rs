@@ -1,0 +1,3 @@
+pub mod header;
+pub mod panel;
+pub mod status_bar;
