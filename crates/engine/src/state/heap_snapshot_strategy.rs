@@ -1,0 +1,147 @@
+//! `HeapSnapshotStrategy`: what a heap keyed-state snapshot contains and how many bytes Flink's
+//! writer would put in the checkpoint stream for it.
+//!
+//! The stream layout (`HeapSnapshotStrategy.asyncSnapshot`) is:
+//! 1. `KeyedBackendSerializationProxy`: a versioned header, the key serializer's snapshot and one
+//!    `StateMetaInfoSnapshot` per registered state (names and serializer class names; see
+//!    [`super::meta_info`]). Key-value states get ids first, then priority-queue (timer) states.
+//! 2. For every key group of the range, ascending, the offset is recorded in
+//!    `KeyGroupRangeOffsets`, then: the key-group id (`int`, 4 bytes), and for every state in id
+//!    order: the state id (`short`, 2), the entry count (`int`, 4) and each entry as namespace, key,
+//!    value. Empty key groups still cost 4 + 6 per state, which is why small state is dominated by
+//!    fixed overhead: 64 key groups × (4 + 6 × states) per subtask.
+//!
+//! Heap timers (`register_timer_service`) are two priority-queue states (`_timer_state/event_…`
+//! and `_timer_state/processing_…`); the simulator keeps no timers in them, so they contribute
+//! their meta info and 6 bytes per key group.
+
+use serde::{Deserialize, Serialize};
+
+use super::key_group::{KeyGroupRange, StateKey};
+use super::key_group_range_offsets::KeyGroupRangeOffsets;
+use super::meta_info::{keyed_backend_header_len, BackendStateType, SerializerKind, StateMetaInfo};
+use super::state_table::{Namespace, ValueStateDescriptor};
+use crate::types::CheckpointId;
+
+/// Key-group id `int` that opens each key group's section.
+const KEY_GROUP_ID_BYTES: u64 = 4;
+/// Per state in a key group: state id `short` + entry count `int`.
+const STATE_SECTION_BYTES: u64 = 2 + 4;
+
+/// One `(key, namespace) → value` mapping as written to the snapshot.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SnapshotEntry {
+    pub key: StateKey,
+    pub namespace: Namespace,
+    pub value: i64,
+}
+
+/// The entries of one key group, per value state (indexed like `KeyedStateSnapshot::value_states`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyGroupSnapshot {
+    pub key_group: u32,
+    pub states: Vec<Vec<SnapshotEntry>>,
+}
+
+/// `KeyGroupsStateHandle` plus its content: a subtask's keyed state at one checkpoint, exact enough
+/// to restore from and sized like Flink's file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyedStateSnapshot {
+    pub checkpoint_id: CheckpointId,
+    pub max_parallelism: u32,
+    pub key_group_range: KeyGroupRange,
+    pub key_serializer: SerializerKind,
+    pub value_states: Vec<ValueStateDescriptor>,
+    pub timer_services: Vec<String>,
+    /// Only key groups holding at least one entry, ascending.
+    pub key_groups: Vec<KeyGroupSnapshot>,
+    pub offsets: KeyGroupRangeOffsets,
+    /// Bytes of the serialization-proxy header (offset of the first key group).
+    pub header_bytes: u64,
+    /// Total bytes of the stream: `StreamStateHandle.getStateSize()`. 0 when no state is registered,
+    /// as Flink then returns an empty result.
+    pub state_size: u64,
+}
+
+impl KeyedStateSnapshot {
+    pub fn entry_count(&self) -> usize {
+        self.key_groups
+            .iter()
+            .flat_map(|kg| kg.states.iter())
+            .map(Vec::len)
+            .sum()
+    }
+
+    /// Entries of `state` (index into `value_states`) in `key_group`, empty if none.
+    pub fn entries(&self, state: usize, key_group: u32) -> &[SnapshotEntry] {
+        self.key_groups
+            .binary_search_by_key(&key_group, |kg| kg.key_group)
+            .ok()
+            .and_then(|i| self.key_groups[i].states.get(state))
+            .map_or(&[], Vec::as_slice)
+    }
+}
+
+/// `RegisteredPriorityQueueStateBackendMetaInfo.snapshot()` for the two queues of a timer service.
+pub fn timer_meta_infos(service: &str) -> [StateMetaInfo; 2] {
+    let queue = |domain: &str| StateMetaInfo {
+        name: format!("_timer_state/{domain}_{service}"),
+        backend_state_type: BackendStateType::PriorityQueue,
+        options: Vec::new(),
+        serializers: vec![("VALUE_SERIALIZER".into(), SerializerKind::Timer)],
+    };
+    [queue("event"), queue("processing")]
+}
+
+/// All meta infos in state-id order: key-value states first, then the timer queues.
+pub fn meta_infos(
+    value_states: &[ValueStateDescriptor],
+    timer_services: &[String],
+) -> Vec<StateMetaInfo> {
+    let mut metas: Vec<StateMetaInfo> = value_states.iter().map(|d| d.meta_info()).collect();
+    for service in timer_services {
+        metas.extend(timer_meta_infos(service));
+    }
+    metas
+}
+
+/// Lays out the stream: returns (header bytes, per-key-group offsets, total bytes).
+/// `entry_bytes(state, kg)` is the sum of serialized entry sizes of that state in that key group.
+pub fn layout(
+    key_group_range: KeyGroupRange,
+    key_serializer: SerializerKind,
+    value_states: &[ValueStateDescriptor],
+    timer_services: &[String],
+    entry_bytes: impl Fn(usize, u32) -> u64,
+) -> (u64, KeyGroupRangeOffsets, u64) {
+    let metas = meta_infos(value_states, timer_services);
+    if metas.is_empty() {
+        let offsets = vec![0; key_group_range.len() as usize];
+        return (
+            0,
+            KeyGroupRangeOffsets {
+                key_group_range,
+                offsets,
+            },
+            0,
+        );
+    }
+    let header = keyed_backend_header_len(key_serializer, &metas);
+    let mut pos = header;
+    let mut offsets = Vec::with_capacity(key_group_range.len() as usize);
+    for kg in key_group_range.iter() {
+        offsets.push(pos);
+        pos += KEY_GROUP_ID_BYTES + STATE_SECTION_BYTES * metas.len() as u64;
+        pos += (0..value_states.len())
+            .map(|s| entry_bytes(s, kg))
+            .sum::<u64>();
+    }
+    (
+        header,
+        KeyGroupRangeOffsets {
+            key_group_range,
+            offsets,
+        },
+        pos,
+    )
+}
