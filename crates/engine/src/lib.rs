@@ -4,4 +4,5 @@
 //! uses float transcendental math, so the same scenario and seed give the same run natively and in wasm.
 
 pub mod state;
+pub mod scenario;
 pub mod types;

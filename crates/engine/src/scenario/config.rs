@@ -1,0 +1,286 @@
+//! `FlinkConfig`: the scenario's key/value configuration, resolved (deprecated names mapped),
+//! validated and converted to the engine's units.
+
+use std::collections::BTreeMap;
+
+use super::config_keys::{check_value, key_info, resolve_key, ConfigValue};
+use crate::types::Micros;
+
+/// `execution.checkpointing.mode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckpointingMode {
+    ExactlyOnce,
+    AtLeastOnce,
+}
+
+/// `execution.checkpointing.externalized-checkpoint-retention`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExternalizedCheckpointRetention {
+    NoExternalizedCheckpoints,
+    DeleteOnCancellation,
+    RetainOnCancellation,
+}
+
+/// The restart strategy after resolution (`RestartBackoffTimeStrategyFactoryLoader`): an unset
+/// `restart-strategy.type` means exponential-delay when checkpointing is on, else no restart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RestartStrategy {
+    NoRestart,
+    FixedDelay {
+        attempts: u32,
+        delay: Micros,
+    },
+    FailureRate {
+        max_failures_per_interval: u32,
+        interval: Micros,
+        delay: Micros,
+    },
+    ExponentialDelay {
+        initial_backoff: Micros,
+        max_backoff: Micros,
+        /// Thousandths: 1500 = 1.5.
+        backoff_multiplier_milli: u64,
+        /// Thousandths: 100 = 0.1.
+        jitter_factor_milli: u64,
+        reset_backoff_threshold: Micros,
+        attempts_before_reset_backoff: u32,
+    },
+}
+
+/// Every configuration value the engine uses, in engine units.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FlinkConfig {
+    /// `None`: checkpointing is off.
+    pub checkpoint_interval: Option<Micros>,
+    pub checkpointing_mode: CheckpointingMode,
+    pub checkpoint_timeout: Micros,
+    pub min_pause: Micros,
+    pub max_concurrent_checkpoints: u32,
+    pub tolerable_failed_checkpoints: u32,
+    pub unaligned_enabled: bool,
+    pub aligned_checkpoint_timeout: Micros,
+    pub num_retained: u32,
+    pub externalized_checkpoint_retention: ExternalizedCheckpointRetention,
+    pub checkpoints_after_tasks_finish: bool,
+    pub incremental: bool,
+    pub data_inline_threshold: u64,
+    pub buffer_timeout: Micros,
+    pub buffer_timeout_enabled: bool,
+    pub segment_size: u64,
+    /// `None` for Flink's `-1`: each operator gets the default formula.
+    pub max_parallelism: Option<u32>,
+    pub operator_chaining: bool,
+    pub restart_strategy: RestartStrategy,
+    pub web_checkpoints_history: u32,
+    pub rpc_latency: Micros,
+    pub network_latency: Micros,
+    /// Bytes per second.
+    pub network_throughput: u64,
+    pub storage_write_latency: Micros,
+    /// Bytes per second.
+    pub storage_write_throughput: u64,
+}
+
+impl Default for FlinkConfig {
+    fn default() -> Self {
+        // The table's defaults always parse (a unit test checks it), so this cannot fail.
+        FlinkConfig::from_map(&BTreeMap::new()).expect("the default configuration is valid")
+    }
+}
+
+/// Reads typed values out of the resolved map, falling back to the table default. Values were all
+/// checked before reading (so keys a strategy does not use are checked too); a bad one reads as the
+/// fallback here and is already in the error list.
+struct Reader {
+    values: BTreeMap<&'static str, String>,
+}
+
+impl Reader {
+    /// The checked value of `key`, or `None` when it is unset and has no default.
+    fn get(&mut self, key: &'static str) -> Option<ConfigValue> {
+        let info = key_info(key)?;
+        let text = match self.values.get(key) {
+            Some(v) => v.as_str(),
+            None if info.default.is_empty() => return None,
+            None => info.default,
+        };
+        check_value(info, text).ok()
+    }
+
+    fn micros(&mut self, key: &'static str) -> Micros {
+        match self.get(key) {
+            Some(ConfigValue::Micros(v)) => v,
+            _ => 0,
+        }
+    }
+
+    fn opt_micros(&mut self, key: &'static str) -> Option<Micros> {
+        match self.get(key) {
+            Some(ConfigValue::Micros(v)) => Some(v),
+            _ => None,
+        }
+    }
+
+    fn bytes(&mut self, key: &'static str) -> u64 {
+        match self.get(key) {
+            Some(ConfigValue::Bytes(v)) => v,
+            _ => 0,
+        }
+    }
+
+    /// Integers in the table are bounded to `i32`, so the cast to `u32` is lossless for
+    /// non-negative bounds; negatives (only `-1` of max parallelism) map to `None` via `opt_u32`.
+    fn u32(&mut self, key: &'static str) -> u32 {
+        self.opt_u32(key).unwrap_or(0)
+    }
+
+    fn opt_u32(&mut self, key: &'static str) -> Option<u32> {
+        match self.get(key) {
+            Some(ConfigValue::Int(v)) => u32::try_from(v).ok(),
+            _ => None,
+        }
+    }
+
+    fn bool(&mut self, key: &'static str) -> bool {
+        matches!(self.get(key), Some(ConfigValue::Bool(true)))
+    }
+
+    fn choice(&mut self, key: &'static str) -> Option<&'static str> {
+        match self.get(key) {
+            Some(ConfigValue::Choice(c)) => Some(c),
+            _ => None,
+        }
+    }
+
+    fn milli(&mut self, key: &'static str) -> u64 {
+        match self.get(key) {
+            Some(ConfigValue::Milli(v)) => v,
+            _ => 0,
+        }
+    }
+}
+
+impl FlinkConfig {
+    /// Resolves and validates a scenario's `config` map. Every problem is reported: unknown keys
+    /// (with the closest known key), bad values (key, value, expected form), and a key given both
+    /// under its current and a deprecated name with different values.
+    pub fn from_map(map: &BTreeMap<String, String>) -> Result<FlinkConfig, Vec<String>> {
+        let mut values: BTreeMap<&'static str, String> = BTreeMap::new();
+        let mut given_as: BTreeMap<&'static str, &str> = BTreeMap::new();
+        let mut errors = Vec::new();
+        for (key, value) in map {
+            let info = match resolve_key(key) {
+                Ok(info) => info,
+                Err(e) => {
+                    errors.push(e);
+                    continue;
+                }
+            };
+            // The canonical name wins over a deprecated one, as in Flink; a conflicting pair is
+            // almost certainly a mistake, so say so instead of silently picking one.
+            let is_canonical = key == info.key;
+            if let Some(previous) = values.get(info.key) {
+                if previous.trim() != value.trim() {
+                    errors.push(format!(
+                        "configuration key '{}' is set twice with different values: '{}' = '{previous}' and '{key}' = '{value}'",
+                        info.key, given_as[info.key]
+                    ));
+                }
+                if !is_canonical {
+                    continue;
+                }
+            }
+            values.insert(info.key, value.clone());
+            given_as.insert(info.key, key);
+        }
+
+        for (key, value) in &values {
+            if let Some(Err(e)) = key_info(key).map(|info| check_value(info, value)) {
+                errors.push(e);
+            }
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+
+        let mut r = Reader { values };
+        let checkpoint_interval = r.opt_micros("execution.checkpointing.interval");
+        let config = FlinkConfig {
+            checkpoint_interval,
+            checkpointing_mode: match r.choice("execution.checkpointing.mode") {
+                Some("AT_LEAST_ONCE") => CheckpointingMode::AtLeastOnce,
+                _ => CheckpointingMode::ExactlyOnce,
+            },
+            checkpoint_timeout: r.micros("execution.checkpointing.timeout"),
+            min_pause: r.micros("execution.checkpointing.min-pause"),
+            max_concurrent_checkpoints: r.u32("execution.checkpointing.max-concurrent-checkpoints"),
+            tolerable_failed_checkpoints: r
+                .u32("execution.checkpointing.tolerable-failed-checkpoints"),
+            unaligned_enabled: r.bool("execution.checkpointing.unaligned.enabled"),
+            aligned_checkpoint_timeout: r
+                .micros("execution.checkpointing.aligned-checkpoint-timeout"),
+            num_retained: r.u32("execution.checkpointing.num-retained"),
+            externalized_checkpoint_retention: match r
+                .choice("execution.checkpointing.externalized-checkpoint-retention")
+            {
+                Some("DELETE_ON_CANCELLATION") => {
+                    ExternalizedCheckpointRetention::DeleteOnCancellation
+                }
+                Some("RETAIN_ON_CANCELLATION") => {
+                    ExternalizedCheckpointRetention::RetainOnCancellation
+                }
+                _ => ExternalizedCheckpointRetention::NoExternalizedCheckpoints,
+            },
+            checkpoints_after_tasks_finish: r
+                .bool("execution.checkpointing.checkpoints-after-tasks-finish"),
+            incremental: r.bool("execution.checkpointing.incremental"),
+            data_inline_threshold: r.bytes("execution.checkpointing.data-inline-threshold"),
+            buffer_timeout: r.micros("execution.buffer-timeout.interval"),
+            buffer_timeout_enabled: r.bool("execution.buffer-timeout.enabled"),
+            segment_size: r.bytes("taskmanager.memory.segment-size"),
+            max_parallelism: r.opt_u32("pipeline.max-parallelism"),
+            operator_chaining: r.bool("pipeline.operator-chaining.enabled"),
+            restart_strategy: read_restart_strategy(&mut r, checkpoint_interval.is_some()),
+            web_checkpoints_history: r.u32("web.checkpoints.history"),
+            rpc_latency: r.micros("barrierlab.rpc-latency"),
+            network_latency: r.micros("barrierlab.network-latency"),
+            network_throughput: r.bytes("barrierlab.network-throughput"),
+            storage_write_latency: r.micros("barrierlab.storage.write-latency"),
+            storage_write_throughput: r.bytes("barrierlab.storage.write-throughput"),
+        };
+        Ok(config)
+    }
+
+    pub fn checkpointing_enabled(&self) -> bool {
+        self.checkpoint_interval.is_some()
+    }
+}
+
+fn read_restart_strategy(r: &mut Reader, checkpointing: bool) -> RestartStrategy {
+    let exponential = |r: &mut Reader| RestartStrategy::ExponentialDelay {
+        initial_backoff: r.micros("restart-strategy.exponential-delay.initial-backoff"),
+        max_backoff: r.micros("restart-strategy.exponential-delay.max-backoff"),
+        backoff_multiplier_milli: r.milli("restart-strategy.exponential-delay.backoff-multiplier"),
+        jitter_factor_milli: r.milli("restart-strategy.exponential-delay.jitter-factor"),
+        reset_backoff_threshold: r
+            .micros("restart-strategy.exponential-delay.reset-backoff-threshold"),
+        attempts_before_reset_backoff: r
+            .u32("restart-strategy.exponential-delay.attempts-before-reset-backoff"),
+    };
+    match r.choice("restart-strategy.type") {
+        None if checkpointing => exponential(r),
+        None => RestartStrategy::NoRestart,
+        Some("fixed-delay" | "fixeddelay") => RestartStrategy::FixedDelay {
+            attempts: r.u32("restart-strategy.fixed-delay.attempts"),
+            delay: r.micros("restart-strategy.fixed-delay.delay"),
+        },
+        Some("failure-rate" | "failurerate") => RestartStrategy::FailureRate {
+            max_failures_per_interval: r
+                .u32("restart-strategy.failure-rate.max-failures-per-interval"),
+            interval: r.micros("restart-strategy.failure-rate.failure-rate-interval"),
+            delay: r.micros("restart-strategy.failure-rate.delay"),
+        },
+        Some("exponential-delay" | "exponentialdelay") => exponential(r),
+        Some(_) => RestartStrategy::NoRestart,
+    }
+}

@@ -1,0 +1,322 @@
+//! The table of configuration keys this engine understands, and checking of single values.
+//!
+//! One table drives everything: `FlinkConfig` reads its defaults from here, the UI lists it, and
+//! `--set` validates against it, so a default can never differ between those places.
+
+use crate::types::{parse_duration, parse_memory_size, Micros, MICROS_PER_MS};
+
+/// The form a key's value takes, with the bounds the engine enforces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValueKind {
+    /// A Flink duration (`5s`, `100 ms`; plain numbers are milliseconds), at least `min`.
+    Duration { min: Micros },
+    /// A Flink memory size (`32kb`; plain numbers are bytes) within `[min, max]`.
+    MemorySize { min: u64, max: u64 },
+    /// An integer within `[min, max]`.
+    Int { min: i64, max: i64 },
+    /// `-1` (unset) or 1..=32768, like `pipeline.max-parallelism`.
+    MaxParallelism,
+    /// `true` or `false` (case-insensitive, as Flink's boolean conversion).
+    Bool,
+    /// One of these names, case-insensitively (Flink converts enum values ignoring case).
+    Enum(&'static [&'static str]),
+    /// A decimal such as `1.5` kept as fixed-point thousandths (no floats in engine logic), within
+    /// `[min, max]` thousandths.
+    Decimal { min: u64, max: u64 },
+}
+
+/// One configuration key, for the UI and for validation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConfigKeyInfo {
+    pub key: &'static str,
+    /// Flink 2.3's default as Flink spells it; empty when the key has no default (unset).
+    pub default: &'static str,
+    pub description: &'static str,
+    /// Older names that Flink still accepts for this key.
+    pub deprecated_keys: &'static [&'static str],
+    pub kind: ValueKind,
+}
+
+/// A checked value, converted to the engine's units.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConfigValue {
+    Micros(Micros),
+    Bytes(u64),
+    Int(i64),
+    Bool(bool),
+    /// The canonical (table) spelling of an enum value.
+    Choice(&'static str),
+    /// Thousandths.
+    Milli(u64),
+}
+
+const MS: Micros = MICROS_PER_MS;
+const INT_MAX: i64 = i32::MAX as i64;
+const KB: u64 = 1 << 10;
+const MB: u64 = 1 << 20;
+const GB: u64 = 1 << 30;
+
+const fn key(
+    key: &'static str,
+    default: &'static str,
+    kind: ValueKind,
+    deprecated_keys: &'static [&'static str],
+    description: &'static str,
+) -> ConfigKeyInfo {
+    ConfigKeyInfo {
+        key,
+        default,
+        description,
+        deprecated_keys,
+        kind,
+    }
+}
+
+/// Restart strategy names Flink accepts (`RestartStrategyType`), plus `no-restart`.
+pub const RESTART_STRATEGY_TYPES: &[&str] = &[
+    "disable",
+    "none",
+    "off",
+    "no-restart",
+    "fixed-delay",
+    "fixeddelay",
+    "failure-rate",
+    "failurerate",
+    "exponential-delay",
+    "exponentialdelay",
+];
+
+/// Every key the engine understands, with Flink 2.3's defaults (see `flink-defaults.md` §1, §2, §4)
+/// and Barrier Lab's own model knobs under `barrierlab.`.
+#[rustfmt::skip]
+pub const CONFIG_KEYS: &[ConfigKeyInfo] = &[
+    key("execution.checkpointing.interval", "", ValueKind::Duration { min: 10 * MS }, &[],
+        "Period of periodic checkpoints; unset means checkpointing is off (minimum 10 ms)."),
+    key("execution.checkpointing.mode", "EXACTLY_ONCE", ValueKind::Enum(&["EXACTLY_ONCE", "AT_LEAST_ONCE"]), &[],
+        "EXACTLY_ONCE aligns barriers at multi-input tasks; AT_LEAST_ONCE only counts them."),
+    key("execution.checkpointing.timeout", "10 min", ValueKind::Duration { min: 10 * MS }, &[],
+        "A checkpoint still pending after this long expires (CHECKPOINT_EXPIRED)."),
+    key("execution.checkpointing.min-pause", "0 ms", ValueKind::Duration { min: 0 }, &[],
+        "Minimum time from the last completed checkpoint to the next periodic trigger."),
+    key("execution.checkpointing.max-concurrent-checkpoints", "1", ValueKind::Int { min: 1, max: INT_MAX }, &[],
+        "Maximum number of checkpoints pending at the same time."),
+    key("execution.checkpointing.tolerable-failed-checkpoints", "0", ValueKind::Int { min: 0, max: INT_MAX }, &[],
+        "Consecutive counted checkpoint failures tolerated before the job fails over."),
+    key("execution.checkpointing.unaligned.enabled", "false", ValueKind::Bool, &["execution.checkpointing.unaligned"],
+        "Unaligned checkpoints: barriers overtake in-flight data, which is stored as channel state."),
+    key("execution.checkpointing.aligned-checkpoint-timeout", "0 s", ValueKind::Duration { min: 0 },
+        &["execution.checkpointing.alignment-timeout"],
+        "With unaligned on: start aligned, switch to unaligned this long after the trigger; 0 = always unaligned."),
+    key("execution.checkpointing.num-retained", "1", ValueKind::Int { min: 1, max: INT_MAX }, &["state.checkpoints.num-retained"],
+        "Number of completed checkpoints kept."),
+    key("execution.checkpointing.externalized-checkpoint-retention", "NO_EXTERNALIZED_CHECKPOINTS",
+        ValueKind::Enum(&["NO_EXTERNALIZED_CHECKPOINTS", "DELETE_ON_CANCELLATION", "RETAIN_ON_CANCELLATION"]), &[],
+        "Whether completed checkpoints survive cancelling the job."),
+    key("execution.checkpointing.checkpoints-after-tasks-finish", "true", ValueKind::Bool,
+        &["execution.checkpointing.checkpoints-after-tasks-finish.enabled"],
+        "Keep checkpointing after some tasks have FINISHED (bounded sources)."),
+    key("execution.checkpointing.incremental", "false", ValueKind::Bool, &["state.backend.incremental"],
+        "Incremental checkpoints: upload only what changed since the last checkpoint."),
+    key("execution.checkpointing.data-inline-threshold", "20 kb", ValueKind::MemorySize { min: 0, max: MB },
+        &["state.storage.fs.memory-threshold", "state.backend.fs.memory-threshold"],
+        "State chunks smaller than this go inline into the _metadata file instead of their own file (max 1 mb)."),
+    key("execution.buffer-timeout.interval", "100 ms", ValueKind::Duration { min: 0 }, &["execution.buffer-timeout"],
+        "Partly filled network buffers are flushed this often; 0 flushes after every record."),
+    key("execution.buffer-timeout.enabled", "true", ValueKind::Bool, &[],
+        "false: flush a buffer only when it is full."),
+    key("taskmanager.memory.segment-size", "32 kb", ValueKind::MemorySize { min: 4 * KB, max: GB }, &[],
+        "Size of one network buffer."),
+    key("pipeline.max-parallelism", "-1", ValueKind::MaxParallelism, &[],
+        "Default max parallelism (number of key groups) of operators that set none; -1 = Flink's formula."),
+    key("pipeline.operator-chaining.enabled", "true", ValueKind::Bool, &["pipeline.operator-chaining"],
+        "Chain forward-connected operators of equal parallelism into one task."),
+    key("restart-strategy.type", "", ValueKind::Enum(RESTART_STRATEGY_TYPES), &["restart-strategy"],
+        "Restart strategy; unset means exponential-delay with checkpointing on, else no restart."),
+    key("restart-strategy.fixed-delay.attempts", "1", ValueKind::Int { min: 0, max: INT_MAX }, &[],
+        "fixed-delay: restarts before the job fails."),
+    key("restart-strategy.fixed-delay.delay", "1 s", ValueKind::Duration { min: 0 }, &[],
+        "fixed-delay: wait before each restart."),
+    key("restart-strategy.failure-rate.max-failures-per-interval", "1", ValueKind::Int { min: 1, max: INT_MAX }, &[],
+        "failure-rate: failures within the interval before the job fails."),
+    key("restart-strategy.failure-rate.failure-rate-interval", "1 min", ValueKind::Duration { min: MS }, &[],
+        "failure-rate: the window failures are counted in."),
+    key("restart-strategy.failure-rate.delay", "1 s", ValueKind::Duration { min: 0 }, &[],
+        "failure-rate: wait before each restart."),
+    key("restart-strategy.exponential-delay.initial-backoff", "1 s", ValueKind::Duration { min: 0 }, &[],
+        "exponential-delay: first backoff."),
+    key("restart-strategy.exponential-delay.max-backoff", "1 min", ValueKind::Duration { min: 0 }, &[],
+        "exponential-delay: upper bound of the backoff."),
+    key("restart-strategy.exponential-delay.backoff-multiplier", "1.5", ValueKind::Decimal { min: 1000, max: u64::MAX }, &[],
+        "exponential-delay: factor applied to the backoff after each failure (at least 1.0)."),
+    key("restart-strategy.exponential-delay.reset-backoff-threshold", "1 h", ValueKind::Duration { min: 0 }, &[],
+        "exponential-delay: running this long without failure resets the backoff."),
+    key("restart-strategy.exponential-delay.jitter-factor", "0.1", ValueKind::Decimal { min: 0, max: 1000 }, &[],
+        "exponential-delay: random +/- fraction added to each backoff (0.0 to 1.0)."),
+    key("restart-strategy.exponential-delay.attempts-before-reset-backoff", "2147483647",
+        ValueKind::Int { min: 1, max: INT_MAX }, &[],
+        "exponential-delay: restarts allowed before the backoff is reset."),
+    key("web.checkpoints.history", "10", ValueKind::Int { min: 0, max: INT_MAX }, &["jobmanager.web.checkpoints.history"],
+        "Number of recent checkpoints kept in the statistics history."),
+    key("barrierlab.rpc-latency", "1 ms", ValueKind::Duration { min: 0 }, &[],
+        "Barrier Lab: one-way latency of an RPC between JobManager and TaskManager (trigger, ack, notify)."),
+    key("barrierlab.network-latency", "100 us", ValueKind::Duration { min: 0 }, &[],
+        "Barrier Lab: one-way latency of a buffer between TaskManagers; local channels have none."),
+    key("barrierlab.network-throughput", "125 mb", ValueKind::MemorySize { min: 1, max: u64::MAX }, &[],
+        "Barrier Lab: bytes per second between two TaskManagers (125 mb = 1 Gbit/s)."),
+    key("barrierlab.storage.write-latency", "2 ms", ValueKind::Duration { min: 0 }, &[],
+        "Barrier Lab: fixed time to create and close one file on checkpoint storage."),
+    key("barrierlab.storage.write-throughput", "200 mb", ValueKind::MemorySize { min: 1, max: u64::MAX }, &[],
+        "Barrier Lab: bytes per second one writer uploads to checkpoint storage."),
+];
+
+/// The table entry for a canonical key.
+pub fn key_info(key: &str) -> Option<&'static ConfigKeyInfo> {
+    CONFIG_KEYS.iter().find(|k| k.key == key)
+}
+
+/// Maps a key (canonical or deprecated) to its table entry; unknown keys get an error naming the
+/// closest known key.
+pub fn resolve_key(key: &str) -> Result<&'static ConfigKeyInfo, String> {
+    if let Some(info) = key_info(key) {
+        return Ok(info);
+    }
+    if let Some(info) = CONFIG_KEYS
+        .iter()
+        .find(|k| k.deprecated_keys.contains(&key))
+    {
+        return Ok(info);
+    }
+    Err(format!(
+        "unknown configuration key '{key}'; did you mean '{}'?",
+        closest_key(key)
+    ))
+}
+
+/// The known key nearest by edit distance (deprecated names count, but the canonical name is
+/// suggested). Ties go to the earlier key in the table, so the suggestion is deterministic.
+pub fn closest_key(key: &str) -> &'static str {
+    let mut best = (usize::MAX, CONFIG_KEYS[0].key);
+    for info in CONFIG_KEYS {
+        for name in std::iter::once(&info.key).chain(info.deprecated_keys) {
+            let d = edit_distance(key, name);
+            if d < best.0 {
+                best = (d, info.key);
+            }
+        }
+    }
+    best.1
+}
+
+/// Levenshtein distance over chars, two rows.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, ca) in a.chars().enumerate() {
+        cur[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substitute = prev[j] + usize::from(ca != *cb);
+            cur[j + 1] = substitute.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}
+
+/// Checks one value against its key's form; the error names key, value and the expected form.
+pub fn check_value(info: &ConfigKeyInfo, value: &str) -> Result<ConfigValue, String> {
+    let bad = |expected: String| {
+        format!(
+            "configuration key '{}': bad value '{value}', expected {expected}",
+            info.key
+        )
+    };
+    let v = value.trim();
+    match info.kind {
+        ValueKind::Duration { min } => {
+            let us = parse_duration(v)
+                .map_err(|_| bad("a duration such as 500ms, 5s or 1min".into()))?;
+            if us < min {
+                return Err(bad(format!("a duration of at least {}us", min)));
+            }
+            Ok(ConfigValue::Micros(us))
+        }
+        ValueKind::MemorySize { min, max } => {
+            let bytes = parse_memory_size(v)
+                .map_err(|_| bad("a memory size such as 32kb or 1mb".into()))?;
+            if bytes < min || bytes > max {
+                return Err(bad(format!("a memory size between {min} and {max} bytes")));
+            }
+            Ok(ConfigValue::Bytes(bytes))
+        }
+        ValueKind::Int { min, max } => match v.parse::<i64>() {
+            Ok(n) if (min..=max).contains(&n) => Ok(ConfigValue::Int(n)),
+            _ => Err(bad(format!("an integer between {min} and {max}"))),
+        },
+        ValueKind::MaxParallelism => match v.parse::<i64>() {
+            Ok(n) if n == -1 || (1..=32768).contains(&n) => Ok(ConfigValue::Int(n)),
+            _ => Err(bad("-1 or an integer between 1 and 32768".into())),
+        },
+        ValueKind::Bool => match v.to_ascii_lowercase().as_str() {
+            "true" => Ok(ConfigValue::Bool(true)),
+            "false" => Ok(ConfigValue::Bool(false)),
+            _ => Err(bad("true or false".into())),
+        },
+        ValueKind::Enum(choices) => choices
+            .iter()
+            .find(|c| c.eq_ignore_ascii_case(v))
+            .map(|c| ConfigValue::Choice(c))
+            .ok_or_else(|| bad(format!("one of {}", choices.join(", ")))),
+        ValueKind::Decimal { min, max } => {
+            let milli = parse_thousandths(v).ok_or_else(|| {
+                bad("a decimal number with at most 3 fractional digits, such as 1.5".into())
+            })?;
+            if milli < min || milli > max {
+                let upper = if max == u64::MAX {
+                    String::new()
+                } else {
+                    format!(" and at most {}", format_thousandths(max))
+                };
+                return Err(bad(format!(
+                    "a decimal of at least {}{upper}",
+                    format_thousandths(min)
+                )));
+            }
+            Ok(ConfigValue::Milli(milli))
+        }
+    }
+}
+
+/// `"1.5"` -> 1500, `"2"` -> 2000, `"0.125"` -> 125; `None` for anything else (negative, more than
+/// three fractional digits, overflow).
+pub fn parse_thousandths(text: &str) -> Option<u64> {
+    let (int, frac) = text.split_once('.').unwrap_or((text, ""));
+    if int.is_empty() && frac.is_empty() || frac.len() > 3 {
+        return None;
+    }
+    let all_digits = |s: &str| s.chars().all(|c| c.is_ascii_digit());
+    if !all_digits(int) || !all_digits(frac) {
+        return None;
+    }
+    let int: u64 = if int.is_empty() { 0 } else { int.parse().ok()? };
+    let mut frac_milli: u64 = if frac.is_empty() {
+        0
+    } else {
+        frac.parse().ok()?
+    };
+    for _ in frac.len()..3 {
+        frac_milli *= 10;
+    }
+    int.checked_mul(1000)?.checked_add(frac_milli)
+}
+
+/// 1500 -> "1.5", 2000 -> "2.0".
+pub fn format_thousandths(milli: u64) -> String {
+    let frac = format!("{:03}", milli % 1000);
+    let frac = frac.trim_end_matches('0');
+    format!(
+        "{}.{}",
+        milli / 1000,
+        if frac.is_empty() { "0" } else { frac }
+    )
+}

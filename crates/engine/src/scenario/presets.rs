@@ -1,0 +1,177 @@
+//! Ready-made scenarios: the seed's job in its measured variants (`flink-model.md` §9) and a few
+//! shapes worth exploring.
+
+use std::collections::BTreeMap;
+
+use super::model::{
+    Cluster, EdgeSpec, KeyDistribution, OperatorKind, OperatorSpec, Partitioner, Scenario,
+    SCENARIO_VERSION,
+};
+
+/// Every preset name with a one-line description, in menu order.
+pub const PRESETS: &[(&str, &str)] = &[
+    ("seed-demo", "The seed's job: datagen -hash-> count-per-key -> checkpoint-aware-map -> discard-sink, aligned checkpoints every 5 s."),
+    ("seed-backpressure", "seed-demo with 5 ms per record in count-per-key: backpressure makes aligned checkpoints take seconds."),
+    ("seed-unaligned", "seed-backpressure with unaligned checkpoints: fast again, but in-flight data is stored."),
+    ("seed-2pc", "seed-demo ending in a two-phase-commit sink that commits on notifyCheckpointComplete."),
+    ("two-input-join", "Two datagens, one behind a slow map, merged by a union into a keyed count: alignment waits for the slow side."),
+    ("slow-sink", "seed-demo with a sink costing 2 ms per record: backpressure starts at the end of the chain."),
+    ("bounded", "seed-2pc with a bounded datagen (20000 records): checkpoints after tasks finish, final commit."),
+];
+
+/// The preset with this name, or `None`.
+pub fn preset(name: &str) -> Option<Scenario> {
+    let scenario = match name {
+        "seed-demo" => seed_demo(),
+        "seed-backpressure" => seed_backpressure(),
+        "seed-unaligned" => {
+            let mut s = seed_backpressure();
+            s.config.insert(
+                "execution.checkpointing.unaligned.enabled".into(),
+                "true".into(),
+            );
+            s
+        }
+        "seed-2pc" => seed_2pc(),
+        "two-input-join" => two_input_join(),
+        "slow-sink" => {
+            let mut s = seed_demo();
+            set_cost(&mut s, "discard-sink", "2ms");
+            s
+        }
+        "bounded" => {
+            let mut s = seed_2pc();
+            if let Some(OperatorKind::Datagen { bounded, .. }) =
+                s.operators.get_mut(0).map(|o| &mut o.kind)
+            {
+                *bounded = Some(20_000);
+            }
+            s
+        }
+        _ => return None,
+    };
+    let description = PRESETS.iter().find(|(n, _)| *n == name).map(|(_, d)| *d)?;
+    Some(Scenario {
+        name: name.to_string(),
+        description: description.to_string(),
+        ..scenario
+    })
+}
+
+/// The seed's source: 2 subtasks, 2000 records/s in total, 1 KB records, 16 integer keys.
+fn seed_datagen(name: &str) -> OperatorSpec {
+    OperatorSpec::new(
+        name,
+        OperatorKind::Datagen {
+            rate: 2000,
+            record_size: 1024,
+            keys: 16,
+            key_distribution: KeyDistribution::Uniform,
+            bounded: None,
+        },
+    )
+    .with_parallelism(2)
+}
+
+/// The seed's checkpoint settings: every 5 s, exactly-once, retained on cancellation.
+fn seed_config() -> BTreeMap<String, String> {
+    [
+        ("execution.checkpointing.interval", "5s"),
+        ("execution.checkpointing.mode", "EXACTLY_ONCE"),
+        (
+            "execution.checkpointing.externalized-checkpoint-retention",
+            "RETAIN_ON_CANCELLATION",
+        ),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect()
+}
+
+fn seed_with_sink(sink: OperatorSpec) -> Scenario {
+    let sink_name = sink.name.clone();
+    Scenario {
+        version: SCENARIO_VERSION,
+        name: String::new(),
+        description: String::new(),
+        seed: 1,
+        // The seed ran on a local cluster: one TaskManager, so every channel is local.
+        cluster: Cluster::default(),
+        operators: vec![
+            seed_datagen("datagen"),
+            OperatorSpec::new("count-per-key", OperatorKind::KeyedCount).with_parallelism(2),
+            OperatorSpec::new("checkpoint-aware-map", OperatorKind::CheckpointAwareMap)
+                .with_parallelism(2),
+            sink,
+        ],
+        edges: vec![
+            EdgeSpec::new("datagen", "count-per-key", Partitioner::Hash),
+            EdgeSpec::new(
+                "count-per-key",
+                "checkpoint-aware-map",
+                Partitioner::Forward,
+            ),
+            EdgeSpec::new("checkpoint-aware-map", &sink_name, Partitioner::Forward),
+        ],
+        config: seed_config(),
+        faults: Vec::new(),
+    }
+}
+
+fn seed_demo() -> Scenario {
+    seed_with_sink(OperatorSpec::new("discard-sink", OperatorKind::DiscardSink).with_parallelism(2))
+}
+
+fn seed_backpressure() -> Scenario {
+    let mut s = seed_demo();
+    // ~200 records/s per subtask against ~1000 arriving (flink-model.md §9).
+    set_cost(&mut s, "count-per-key", "5ms");
+    s
+}
+
+fn seed_2pc() -> Scenario {
+    seed_with_sink(
+        OperatorSpec::new("two-phase-commit-sink", OperatorKind::TwoPhaseCommitSink)
+            .with_parallelism(2),
+    )
+}
+
+fn two_input_join() -> Scenario {
+    let mut payments = seed_datagen("payments");
+    if let OperatorKind::Datagen { rate, .. } = &mut payments.kind {
+        *rate = 400;
+    }
+    Scenario {
+        version: SCENARIO_VERSION,
+        name: String::new(),
+        description: String::new(),
+        seed: 1,
+        cluster: Cluster::default(),
+        operators: vec![
+            seed_datagen("orders"),
+            payments,
+            // 1 ms per record caps the slow side at ~1000 records/s per subtask.
+            OperatorSpec::new("slow-enrich", OperatorKind::Map)
+                .with_parallelism(2)
+                .with_cost("1ms"),
+            OperatorSpec::new("union", OperatorKind::Union).with_parallelism(2),
+            OperatorSpec::new("count-per-key", OperatorKind::KeyedCount).with_parallelism(2),
+            OperatorSpec::new("discard-sink", OperatorKind::DiscardSink).with_parallelism(2),
+        ],
+        edges: vec![
+            EdgeSpec::new("orders", "union", Partitioner::Forward),
+            EdgeSpec::new("payments", "slow-enrich", Partitioner::Forward),
+            EdgeSpec::new("slow-enrich", "union", Partitioner::Forward),
+            EdgeSpec::new("union", "count-per-key", Partitioner::Hash),
+            EdgeSpec::new("count-per-key", "discard-sink", Partitioner::Forward),
+        ],
+        config: seed_config(),
+        faults: Vec::new(),
+    }
+}
+
+fn set_cost(s: &mut Scenario, operator: &str, cost: &str) {
+    if let Some(op) = s.operators.iter_mut().find(|o| o.name == operator) {
+        op.cost_per_record = Some(cost.to_string());
+    }
+}
