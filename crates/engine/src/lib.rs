@@ -5,4 +5,5 @@
 
 pub mod state;
 pub mod scenario;
+pub mod barrier;
 pub mod types;

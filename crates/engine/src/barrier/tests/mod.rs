@@ -1,0 +1,6 @@
+mod aligned;
+mod alternating;
+mod options;
+mod support;
+mod tracker;
+mod unaligned;
