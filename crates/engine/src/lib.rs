@@ -3,7 +3,7 @@
 //! Time is integer microseconds ([`types::Micros`]); nothing here reads a clock, spawns a thread or
 //! uses float transcendental math, so the same scenario and seed give the same run natively and in wasm.
 
-pub mod state;
-pub mod scenario;
 pub mod barrier;
+pub mod scenario;
+pub mod state;
 pub mod types;
