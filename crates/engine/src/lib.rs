@@ -3,4 +3,6 @@
 //! Time is integer microseconds ([`types::Micros`]); nothing here reads a clock, spawns a thread or
 //! uses float transcendental math, so the same scenario and seed give the same run natively and in wasm.
 
+pub mod coordinator;
+pub mod stats;
 pub mod types;
