@@ -4,6 +4,8 @@
 //! uses float transcendental math, so the same scenario and seed give the same run natively and in wasm.
 
 pub mod barrier;
+pub mod coordinator;
 pub mod scenario;
 pub mod state;
+pub mod stats;
 pub mod types;

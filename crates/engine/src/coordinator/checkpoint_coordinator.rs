@@ -1,0 +1,753 @@
+//! `CheckpointCoordinator` as a pure state machine (seed §3 and §7, flink-model.md §4).
+//!
+//! Flink's trigger path is an asynchronous `CompletableFuture` chain; here
+//! `startTriggeringCheckpoint` (plan → id → `PendingCheckpoint` + `CheckpointCanceller` → stats →
+//! `triggerTasks`) happens within one input, so `isTriggering` is never observed as true. The
+//! asynchronous `scheduleTriggerRequest` after a completion or abort runs at the end of the same
+//! step, after the cleanup, which is the order Flink's timer thread gives it.
+
+use crate::coordinator::completed_store::CompletedCheckpointStore;
+use crate::coordinator::config::CheckpointCoordinatorConfiguration;
+use crate::coordinator::failure_manager::{CheckpointFailureManager, CheckpointFailureReason};
+use crate::coordinator::messages::{CoordinatorEffect, CoordinatorInput, CoordinatorTimer};
+use crate::coordinator::pending_checkpoint::{
+    PendingCheckpoint, SubtaskCheckpointMetrics, TaskAcknowledgeResult,
+};
+use crate::coordinator::properties::CheckpointProperties;
+use crate::coordinator::request_decider::{
+    CheckpointRequestDecider, CheckpointTriggerRequest, DeciderOutcome,
+};
+use crate::stats::tracker::{CheckpointStatsTracker, RestoredCheckpointStats};
+use crate::stats::DEFAULT_HISTORY_SIZE;
+use crate::types::{CheckpointId, Micros, SubtaskId};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+use CoordinatorEffect as E;
+
+/// A pending checkpoint as the UI shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PendingCheckpointView {
+    pub id: CheckpointId,
+    pub props: CheckpointProperties,
+    pub trigger_timestamp: Micros,
+    pub acknowledged: usize,
+    pub total: usize,
+}
+
+/// `CheckpointPlan`: who is triggered, waited for and committed to.
+struct CheckpointPlan {
+    tasks_to_trigger: Vec<SubtaskId>,
+    tasks_to_wait_for: Vec<SubtaskId>,
+    tasks_to_commit_to: Vec<SubtaskId>,
+}
+
+/// `CheckpointCoordinator`.
+#[derive(Debug, Clone)]
+pub struct CheckpointCoordinator {
+    config: CheckpointCoordinatorConfiguration,
+    job_id: String,
+    sources: Vec<SubtaskId>,
+    all: Vec<SubtaskId>,
+    finished: BTreeSet<SubtaskId>,
+    /// `checkpointIdCounter`: ids start at 1 and never go back, across restarts.
+    next_id: CheckpointId,
+    pending: BTreeMap<CheckpointId, PendingCheckpoint>,
+    decider: CheckpointRequestDecider,
+    failure_manager: CheckpointFailureManager,
+    store: CompletedCheckpointStore,
+    stats: CheckpointStatsTracker,
+    /// `periodicScheduling`.
+    periodic_scheduling: bool,
+    /// The first start uses the random initial delay; later starts wait min-pause.
+    scheduler_started_once: bool,
+    /// `nextCheckpointTriggeringRelativeTime` while the `ScheduledTrigger` is armed.
+    next_periodic_at: Option<Micros>,
+    /// `lastCheckpointCompletionRelativeTime`.
+    last_completion: Option<Micros>,
+    shutdown: bool,
+}
+
+impl CheckpointCoordinator {
+    /// `job_id` only names the checkpoint directories (`file:/tmp/flink-checkpoints/<job>/chk-N`).
+    pub fn new(config: CheckpointCoordinatorConfiguration, job_id: &str) -> Self {
+        Self {
+            decider: CheckpointRequestDecider::new(config.max_concurrent, config.min_pause),
+            failure_manager: CheckpointFailureManager::new(config.tolerable_failed_checkpoints),
+            store: CompletedCheckpointStore::new(config.num_retained),
+            stats: CheckpointStatsTracker::new(DEFAULT_HISTORY_SIZE),
+            config,
+            job_id: job_id.to_string(),
+            sources: Vec::new(),
+            all: Vec::new(),
+            finished: BTreeSet::new(),
+            next_id: 1,
+            pending: BTreeMap::new(),
+            periodic_scheduling: false,
+            scheduler_started_once: false,
+            next_periodic_at: None,
+            last_completion: None,
+            shutdown: false,
+        }
+    }
+
+    /// Replaces the stats tracker (e.g. for a different `web.checkpoints.history`).
+    pub fn with_stats_history(mut self, history_size: usize) -> Self {
+        self.stats = CheckpointStatsTracker::new(history_size);
+        self
+    }
+
+    /// Takes one input at time `now` and returns what the event loop must do.
+    pub fn handle(&mut self, now: Micros, input: CoordinatorInput) -> Vec<CoordinatorEffect> {
+        let mut fx = Vec::new();
+        if self.shutdown {
+            // A shut-down coordinator only answers trigger requests (with a rejection).
+            if let CoordinatorInput::TriggerRequest { props } = input {
+                self.on_trigger_failure(
+                    now,
+                    props,
+                    CheckpointFailureReason::CHECKPOINT_COORDINATOR_SHUTDOWN,
+                    &mut fx,
+                );
+            }
+            return fx;
+        }
+        match input {
+            CoordinatorInput::SetPlan { sources, all } => {
+                self.sources = sources;
+                self.all = all;
+                self.finished.clear();
+            }
+            CoordinatorInput::StartScheduler { random } => {
+                self.start_checkpoint_scheduler(now, Some(random), &mut fx)
+            }
+            CoordinatorInput::PeriodicTimerFired => self.on_periodic_timer(now, &mut fx),
+            CoordinatorInput::TriggerRequest { props } => {
+                if props.is_synchronous() {
+                    // Stop-with-savepoint stops the scheduler first, aborting what is in flight.
+                    self.stop_checkpoint_scheduler(
+                        now,
+                        CheckpointFailureReason::CHECKPOINT_COORDINATOR_SUSPEND,
+                        &mut fx,
+                    );
+                }
+                self.trigger_checkpoint(now, props, &mut fx);
+            }
+            CoordinatorInput::Acknowledge {
+                id,
+                subtask,
+                metrics,
+                handle_key,
+            } => self.receive_acknowledge_message(now, id, subtask, metrics, handle_key, &mut fx),
+            CoordinatorInput::Decline {
+                id,
+                subtask,
+                reason,
+            } => self.receive_decline_message(now, id, subtask, reason, &mut fx),
+            CoordinatorInput::ExpiryTimerFired { id } => {
+                if self.pending.contains_key(&id) {
+                    self.abort_pending_checkpoint(
+                        now,
+                        id,
+                        CheckpointFailureReason::CHECKPOINT_EXPIRED,
+                        false,
+                        true,
+                        &mut fx,
+                    );
+                }
+            }
+            CoordinatorInput::TaskFailure { subtask } => {
+                let ids: Vec<CheckpointId> = self
+                    .pending
+                    .values()
+                    .filter(|p| subtask.is_none_or(|s| !p.is_acknowledged_by(s)))
+                    .map(|p| p.id)
+                    .collect();
+                for id in ids {
+                    self.abort_pending_checkpoint(
+                        now,
+                        id,
+                        CheckpointFailureReason::TASK_FAILURE,
+                        false,
+                        true,
+                        &mut fx,
+                    );
+                }
+            }
+            CoordinatorInput::SuspendScheduler => self.stop_checkpoint_scheduler(
+                now,
+                CheckpointFailureReason::CHECKPOINT_COORDINATOR_SUSPEND,
+                &mut fx,
+            ),
+            CoordinatorInput::Shutdown => {
+                self.stop_checkpoint_scheduler(
+                    now,
+                    CheckpointFailureReason::CHECKPOINT_COORDINATOR_SHUTDOWN,
+                    &mut fx,
+                );
+                self.shutdown = true;
+            }
+            CoordinatorInput::TasksFinished { tasks } => self.finished.extend(tasks),
+            CoordinatorInput::Restored { id } => {
+                if let Some(cp) = self.store.get(id) {
+                    self.stats.report_restored(RestoredCheckpointStats {
+                        id,
+                        restore_timestamp: now,
+                        is_savepoint: cp.props.is_savepoint(),
+                        external_path: Some(cp.external_pointer.clone()),
+                    });
+                }
+            }
+        }
+        fx
+    }
+
+    // ----------------------------------------------------------------------------------------
+    // Scheduler
+    // ----------------------------------------------------------------------------------------
+
+    /// `startCheckpointScheduler`: stop first (as Flink does), then arm the `ScheduledTrigger`.
+    fn start_checkpoint_scheduler(
+        &mut self,
+        now: Micros,
+        random: Option<u64>,
+        fx: &mut Vec<CoordinatorEffect>,
+    ) {
+        if !self.config.is_periodic_checkpointing_configured() {
+            return;
+        }
+        self.stop_checkpoint_scheduler(
+            now,
+            CheckpointFailureReason::CHECKPOINT_COORDINATOR_SUSPEND,
+            fx,
+        );
+        self.periodic_scheduling = true;
+        let delay = match random {
+            Some(r) if !self.scheduler_started_once => self.config.initial_triggering_delay(r),
+            _ => self.config.min_pause,
+        };
+        self.scheduler_started_once = true;
+        self.schedule_trigger_with_delay(now, delay, fx);
+    }
+
+    /// `stopCheckpointScheduler` → `abortPendingAndQueuedCheckpoints(reason)`.
+    fn stop_checkpoint_scheduler(
+        &mut self,
+        now: Micros,
+        reason: CheckpointFailureReason,
+        fx: &mut Vec<CoordinatorEffect>,
+    ) {
+        self.periodic_scheduling = false;
+        self.cancel_periodic_trigger(fx);
+        for request in self.decider.abort_all() {
+            self.on_trigger_failure(now, request.props, reason, fx);
+        }
+        let ids: Vec<CheckpointId> = self.pending.keys().copied().collect();
+        for id in ids {
+            self.abort_pending_checkpoint(now, id, reason, false, false, fx);
+        }
+    }
+
+    fn schedule_trigger_with_delay(
+        &mut self,
+        now: Micros,
+        delay: Micros,
+        fx: &mut Vec<CoordinatorEffect>,
+    ) {
+        let at = now.saturating_add(delay);
+        self.next_periodic_at = Some(at);
+        fx.push(E::ScheduleTimer {
+            at,
+            timer: CoordinatorTimer::Periodic,
+        });
+    }
+
+    fn cancel_periodic_trigger(&mut self, fx: &mut Vec<CoordinatorEffect>) {
+        if self.next_periodic_at.take().is_some() {
+            fx.push(E::CancelTimer {
+                timer: CoordinatorTimer::Periodic,
+            });
+        }
+    }
+
+    /// `ScheduledTrigger.run`: arm the next run at a fixed rate first, then request a checkpoint.
+    fn on_periodic_timer(&mut self, now: Micros, fx: &mut Vec<CoordinatorEffect>) {
+        let Some(due) = self.next_periodic_at else {
+            return; // stale timer: the scheduler was stopped
+        };
+        if !self.periodic_scheduling || now < due {
+            return; // stale timer from before a reschedule
+        }
+        let interval = self.config.interval.unwrap_or(0).max(1);
+        let next = due.saturating_add(interval).max(now);
+        self.next_periodic_at = Some(next);
+        fx.push(E::ScheduleTimer {
+            at: next,
+            timer: CoordinatorTimer::Periodic,
+        });
+        self.trigger_checkpoint(now, CheckpointProperties::periodic_checkpoint(), fx);
+    }
+
+    // ----------------------------------------------------------------------------------------
+    // Triggering
+    // ----------------------------------------------------------------------------------------
+
+    /// `triggerCheckpoint`: every request goes through the `CheckpointRequestDecider`.
+    fn trigger_checkpoint(
+        &mut self,
+        now: Micros,
+        props: CheckpointProperties,
+        fx: &mut Vec<CoordinatorEffect>,
+    ) {
+        let seq = self.decider.next_seq();
+        let outcome = self
+            .decider
+            .submit(props, now, self.pending.len(), self.last_completion);
+        if self.decider.is_queued(seq) {
+            fx.push(E::RequestQueued { props });
+        }
+        self.run_decider(now, outcome, fx);
+    }
+
+    /// `executeQueuedRequest` (what `scheduleTriggerRequest` eventually runs).
+    fn execute_queued_request(&mut self, now: Micros, fx: &mut Vec<CoordinatorEffect>) {
+        let outcome = self
+            .decider
+            .choose_queued(now, self.pending.len(), self.last_completion);
+        self.run_decider(now, outcome, fx);
+    }
+
+    /// Applies a decision; after each trigger (success or failure) the queue is examined again,
+    /// like `onTriggerSuccess`/`onTriggerFailure` → `executeQueuedRequest`.
+    fn run_decider(
+        &mut self,
+        now: Micros,
+        mut outcome: DeciderOutcome,
+        fx: &mut Vec<CoordinatorEffect>,
+    ) {
+        loop {
+            for (request, reason) in std::mem::take(&mut outcome.failed) {
+                self.on_trigger_failure(now, request.props, reason, fx);
+            }
+            if let Some(delay) = outcome.reschedule_periodic_after.take() {
+                // `rescheduleTrigger`: the periodic trigger waits out the min-pause.
+                if self.periodic_scheduling {
+                    self.cancel_periodic_trigger(fx);
+                    self.schedule_trigger_with_delay(now, delay, fx);
+                }
+            }
+            let Some(request) = outcome.execute.take() else {
+                break;
+            };
+            self.start_triggering_checkpoint(now, request, fx);
+            outcome = self
+                .decider
+                .choose_queued(now, self.pending.len(), self.last_completion);
+        }
+    }
+
+    /// `startTriggeringCheckpoint` in one step: `preCheckGlobalState`, `calculateCheckpointPlan`,
+    /// `checkpointIdCounter.getAndIncrement`, `createPendingCheckpoint` (with the
+    /// `CheckpointCanceller` timer), `reportPendingCheckpoint`, `triggerCheckpointRequest` →
+    /// `triggerTasks`. Operator-coordinator and master-hook snapshots are not modelled.
+    fn start_triggering_checkpoint(
+        &mut self,
+        now: Micros,
+        request: CheckpointTriggerRequest,
+        fx: &mut Vec<CoordinatorEffect>,
+    ) {
+        let props = request.props;
+        if props.periodic && !self.periodic_scheduling {
+            self.on_trigger_failure(
+                now,
+                props,
+                CheckpointFailureReason::PERIODIC_SCHEDULER_SHUTDOWN,
+                fx,
+            );
+            return;
+        }
+        let plan = match self.calculate_checkpoint_plan() {
+            Ok(plan) => plan,
+            Err(reason) => {
+                self.on_trigger_failure(now, props, reason, fx);
+                return;
+            }
+        };
+        let id = self.next_id;
+        self.next_id += 1;
+        let unaligned = self.config.unaligned_for(props.is_savepoint());
+        let mut per_vertex: BTreeMap<u32, u32> = BTreeMap::new();
+        for s in &plan.tasks_to_wait_for {
+            *per_vertex.entry(s.vertex).or_insert(0) += 1;
+        }
+        self.stats
+            .report_pending(id, now, props, unaligned, &per_vertex);
+        let pending = PendingCheckpoint::new(
+            id,
+            props,
+            now,
+            unaligned,
+            &plan.tasks_to_wait_for,
+            plan.tasks_to_commit_to,
+        );
+        self.pending.insert(id, pending);
+        fx.push(E::ScheduleTimer {
+            at: now.saturating_add(self.config.timeout),
+            timer: CoordinatorTimer::Expiry(id),
+        });
+        fx.push(E::TriggerTasks {
+            id,
+            timestamp: now,
+            props,
+            unaligned,
+            tasks: plan.tasks_to_trigger,
+        });
+    }
+
+    /// `DefaultCheckpointPlanCalculator`. With every task running: trigger the sources, wait for
+    /// and commit to all. After some tasks finished (`calculateAfterTasksFinished`): wait for and
+    /// commit to the running tasks, and trigger the running sources plus every running task whose
+    /// upstream has fully finished. Without the job graph's edges, "upstream" is approximated as
+    /// "every vertex with a smaller index" (vertices are numbered in topological order), which
+    /// is exact for pipelines and conservative for parallel branches.
+    fn calculate_checkpoint_plan(&self) -> Result<CheckpointPlan, CheckpointFailureReason> {
+        let not_running = CheckpointFailureReason::NOT_ALL_REQUIRED_TASKS_RUNNING;
+        if self.all.is_empty() || self.sources.is_empty() {
+            return Err(not_running);
+        }
+        if self.finished.is_empty() {
+            return Ok(CheckpointPlan {
+                tasks_to_trigger: self.sources.clone(),
+                tasks_to_wait_for: self.all.clone(),
+                tasks_to_commit_to: self.all.clone(),
+            });
+        }
+        if !self.config.checkpoints_after_tasks_finish {
+            return Err(not_running);
+        }
+        let running: Vec<SubtaskId> = self
+            .all
+            .iter()
+            .copied()
+            .filter(|s| !self.finished.contains(s))
+            .collect();
+        let vertex_finished = |v: u32| {
+            self.all
+                .iter()
+                .filter(|s| s.vertex == v)
+                .all(|s| self.finished.contains(s))
+        };
+        let sources: BTreeSet<SubtaskId> = self.sources.iter().copied().collect();
+        let trigger: Vec<SubtaskId> = running
+            .iter()
+            .copied()
+            .filter(|s| {
+                sources.contains(s)
+                    || self
+                        .all
+                        .iter()
+                        .filter(|u| u.vertex < s.vertex)
+                        .all(|u| vertex_finished(u.vertex))
+            })
+            .collect();
+        if trigger.is_empty() {
+            return Err(not_running);
+        }
+        Ok(CheckpointPlan {
+            tasks_to_trigger: trigger,
+            tasks_to_wait_for: running.clone(),
+            tasks_to_commit_to: running,
+        })
+    }
+
+    /// `onTriggerFailure` without a pending checkpoint: stats count it as failed, the failure
+    /// manager sees it at job level, and a failed stop-with-savepoint restarts the scheduler.
+    fn on_trigger_failure(
+        &mut self,
+        now: Micros,
+        props: CheckpointProperties,
+        reason: CheckpointFailureReason,
+        fx: &mut Vec<CoordinatorEffect>,
+    ) {
+        self.stats.report_failed_without_in_progress();
+        fx.push(E::RequestRejected { props, reason });
+        if let Some(message) = self
+            .failure_manager
+            .handle_checkpoint_exception(&props, reason, None, false)
+        {
+            fx.push(E::FailJob { reason: message });
+        }
+        if props.is_synchronous() {
+            self.restart_scheduler_after_failed_stop(now, reason, fx);
+        }
+    }
+
+    /// A failed stop-with-savepoint resumes periodic checkpoints (unless the coordinator itself
+    /// is going away).
+    fn restart_scheduler_after_failed_stop(
+        &mut self,
+        now: Micros,
+        reason: CheckpointFailureReason,
+        fx: &mut Vec<CoordinatorEffect>,
+    ) {
+        let going_away = matches!(
+            reason,
+            CheckpointFailureReason::CHECKPOINT_COORDINATOR_SUSPEND
+                | CheckpointFailureReason::CHECKPOINT_COORDINATOR_SHUTDOWN
+        );
+        if !going_away && !self.shutdown && !self.periodic_scheduling {
+            self.start_checkpoint_scheduler(now, None, fx);
+        }
+    }
+
+    // ----------------------------------------------------------------------------------------
+    // Acknowledgements, declines, completion, abort
+    // ----------------------------------------------------------------------------------------
+
+    /// `receiveAcknowledgeMessage`.
+    fn receive_acknowledge_message(
+        &mut self,
+        now: Micros,
+        id: CheckpointId,
+        subtask: SubtaskId,
+        metrics: SubtaskCheckpointMetrics,
+        handle_key: u64,
+        fx: &mut Vec<CoordinatorEffect>,
+    ) {
+        let Some(pending) = self.pending.get_mut(&id) else {
+            // An id we handed out but no longer track was expired/aborted/subsumed: its state is
+            // discarded. Anything else was never ours.
+            let result = if id >= 1 && id < self.next_id {
+                TaskAcknowledgeResult::Discarded
+            } else {
+                TaskAcknowledgeResult::Unknown
+            };
+            fx.push(E::AckIgnored {
+                id,
+                subtask,
+                result,
+            });
+            return;
+        };
+        match pending.acknowledge_task(subtask, metrics, handle_key, now) {
+            TaskAcknowledgeResult::Success => {
+                let complete = pending.is_fully_acknowledged();
+                self.stats.report_subtask(id, subtask, now, metrics);
+                if complete {
+                    self.complete_pending_checkpoint(now, id, fx);
+                }
+            }
+            result => fx.push(E::AckIgnored {
+                id,
+                subtask,
+                result,
+            }),
+        }
+    }
+
+    /// `receiveDeclineMessage`: aborts the checkpoint at task level.
+    fn receive_decline_message(
+        &mut self,
+        now: Micros,
+        id: CheckpointId,
+        subtask: SubtaskId,
+        reason: CheckpointFailureReason,
+        fx: &mut Vec<CoordinatorEffect>,
+    ) {
+        if self.pending.contains_key(&id) {
+            self.abort_pending_checkpoint(now, id, reason, true, true, fx);
+        } else {
+            let result = if id >= 1 && id < self.next_id {
+                TaskAcknowledgeResult::Discarded
+            } else {
+                TaskAcknowledgeResult::Unknown
+            };
+            fx.push(E::AckIgnored {
+                id,
+                subtask,
+                result,
+            });
+        }
+    }
+
+    /// `completePendingCheckpoint` → `finalizeCheckpoint`,
+    /// `addCompletedCheckpointToStoreAndSubsumeOldest` (checkpoints only),
+    /// `reportCompletedCheckpoint`, `cleanupAfterCompletedCheckpoint` (`dropSubsumedCheckpoints`,
+    /// `sendAcknowledgeMessages`; skipped for non-synchronous savepoints), then
+    /// `scheduleTriggerRequest`.
+    fn complete_pending_checkpoint(
+        &mut self,
+        now: Micros,
+        id: CheckpointId,
+        fx: &mut Vec<CoordinatorEffect>,
+    ) {
+        let Some(pending) = self.pending.remove(&id) else {
+            return;
+        };
+        let props = pending.props;
+        let pointer = self.external_pointer(id, &props);
+        let checkpoint = pending.finalize_checkpoint(pointer.clone(), now);
+        fx.push(E::CancelTimer {
+            timer: CoordinatorTimer::Expiry(id),
+        });
+        // Savepoints are not used for failover, so they never enter the store.
+        let subsumed = if props.is_savepoint() {
+            Vec::new()
+        } else {
+            self.store
+                .add_checkpoint_and_subsume_oldest_one(checkpoint.clone())
+        };
+        self.failure_manager.handle_checkpoint_success(id);
+        self.stats.report_completed(id, now, pointer);
+        for old in &subsumed {
+            self.stats.mark_discarded(old.id);
+            fx.push(E::Subsumed { id: old.id });
+        }
+        fx.push(E::CheckpointCompleted { checkpoint });
+        self.last_completion = Some(now);
+        if !props.is_savepoint() || props.is_synchronous() {
+            let older: Vec<CheckpointId> = self
+                .pending
+                .values()
+                .filter(|p| p.id < id && p.can_be_subsumed())
+                .map(|p| p.id)
+                .collect();
+            for old in older {
+                self.abort_pending_checkpoint(
+                    now,
+                    old,
+                    CheckpointFailureReason::CHECKPOINT_SUBSUMED,
+                    false,
+                    false,
+                    fx,
+                );
+            }
+            fx.push(E::NotifyCheckpointComplete {
+                id,
+                tasks: pending.tasks_to_commit.clone(),
+            });
+        }
+        self.execute_queued_request(now, fx);
+    }
+
+    /// `abortPendingCheckpoint`: stats, failure manager, `sendAbortedMessages`, and (unless the
+    /// caller will) `scheduleTriggerRequest`. `from_task` marks a decline by a task attempt.
+    fn abort_pending_checkpoint(
+        &mut self,
+        now: Micros,
+        id: CheckpointId,
+        reason: CheckpointFailureReason,
+        from_task: bool,
+        reexamine_queue: bool,
+        fx: &mut Vec<CoordinatorEffect>,
+    ) {
+        let Some(pending) = self.pending.remove(&id) else {
+            return;
+        };
+        fx.push(E::CancelTimer {
+            timer: CoordinatorTimer::Expiry(id),
+        });
+        self.stats.report_failed(id, now, reason.message());
+        fx.push(E::CheckpointAborted { id, reason });
+        fx.push(E::NotifyCheckpointAborted {
+            id,
+            tasks: pending.tasks_to_commit.clone(),
+        });
+        if let Some(message) = self.failure_manager.handle_checkpoint_exception(
+            &pending.props,
+            reason,
+            Some(id),
+            from_task,
+        ) {
+            fx.push(E::FailJob { reason: message });
+        }
+        if pending.props.is_synchronous() {
+            self.restart_scheduler_after_failed_stop(now, reason, fx);
+        }
+        if reexamine_queue {
+            self.execute_queued_request(now, fx);
+        }
+    }
+
+    /// Where `_metadata` would be written.
+    fn external_pointer(&self, id: CheckpointId, props: &CheckpointProperties) -> String {
+        if props.is_savepoint() {
+            let short: String = self.job_id.chars().take(6).collect();
+            format!("file:/tmp/flink-savepoints/savepoint-{short}-{id:012x}")
+        } else {
+            format!("file:/tmp/flink-checkpoints/{}/chk-{id}", self.job_id)
+        }
+    }
+
+    // ----------------------------------------------------------------------------------------
+    // Read-only views for the UI
+    // ----------------------------------------------------------------------------------------
+
+    pub fn config(&self) -> &CheckpointCoordinatorConfiguration {
+        &self.config
+    }
+
+    /// Pending checkpoints, oldest first, with acknowledged/total subtasks.
+    pub fn pending_checkpoints(&self) -> Vec<PendingCheckpointView> {
+        self.pending
+            .values()
+            .map(|p| PendingCheckpointView {
+                id: p.id,
+                props: p.props,
+                trigger_timestamp: p.trigger_timestamp,
+                acknowledged: p.num_acknowledged(),
+                total: p.num_total(),
+            })
+            .collect()
+    }
+
+    pub fn pending_checkpoint(&self, id: CheckpointId) -> Option<&PendingCheckpoint> {
+        self.pending.get(&id)
+    }
+
+    /// The decider's queue, head first.
+    pub fn queued_requests(&self) -> &[CheckpointTriggerRequest] {
+        self.decider.queued()
+    }
+
+    pub fn failure_counter(&self) -> u32 {
+        self.failure_manager.continuous_failure_counter()
+    }
+
+    pub fn failure_manager(&self) -> &CheckpointFailureManager {
+        &self.failure_manager
+    }
+
+    /// The newest checkpoint in the completed store (savepoints are not stored).
+    pub fn latest_completed_id(&self) -> Option<CheckpointId> {
+        self.store.latest_checkpoint_id()
+    }
+
+    pub fn completed_store(&self) -> &CompletedCheckpointStore {
+        &self.store
+    }
+
+    pub fn stats(&self) -> &CheckpointStatsTracker {
+        &self.stats
+    }
+
+    pub fn is_periodic_scheduling(&self) -> bool {
+        self.periodic_scheduling
+    }
+
+    pub fn next_periodic_trigger_at(&self) -> Option<Micros> {
+        self.next_periodic_at
+    }
+
+    pub fn last_completion(&self) -> Option<Micros> {
+        self.last_completion
+    }
+
+    pub fn next_checkpoint_id(&self) -> CheckpointId {
+        self.next_id
+    }
+
+    pub fn is_shutdown(&self) -> bool {
+        self.shutdown
+    }
+}

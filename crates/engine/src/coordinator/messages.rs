@@ -1,0 +1,120 @@
+//! Inputs to and effects of the [`CheckpointCoordinator`](super::CheckpointCoordinator).
+
+use crate::coordinator::completed_store::CompletedCheckpoint;
+use crate::coordinator::failure_manager::CheckpointFailureReason;
+use crate::coordinator::pending_checkpoint::{SubtaskCheckpointMetrics, TaskAcknowledgeResult};
+use crate::coordinator::properties::CheckpointProperties;
+use crate::types::{CheckpointId, Micros, SubtaskId};
+use serde::Serialize;
+
+/// The coordinator's timers (Flink's `ScheduledTrigger` and `CheckpointCanceller`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub enum CoordinatorTimer {
+    Periodic,
+    Expiry(CheckpointId),
+}
+
+/// One input to the coordinator.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CoordinatorInput {
+    /// `SetPlan` at job (re)start: sources are triggered, all are waited for and committed to.
+    SetPlan {
+        sources: Vec<SubtaskId>,
+        all: Vec<SubtaskId>,
+    },
+    /// `startCheckpointScheduler`; `random` picks the first delay in `[min_pause, interval]`.
+    StartScheduler { random: u64 },
+    /// The `ScheduledTrigger` fired.
+    PeriodicTimerFired,
+    /// A user checkpoint, savepoint or stop-with-savepoint (`triggerCheckpoint`/`triggerSavepoint`).
+    TriggerRequest { props: CheckpointProperties },
+    /// `receiveAcknowledgeMessage`. `handle_key` is the opaque key of the subtask's stored state.
+    Acknowledge {
+        id: CheckpointId,
+        subtask: SubtaskId,
+        metrics: SubtaskCheckpointMetrics,
+        handle_key: u64,
+    },
+    /// `receiveDeclineMessage`.
+    Decline {
+        id: CheckpointId,
+        subtask: SubtaskId,
+        reason: CheckpointFailureReason,
+    },
+    /// The `CheckpointCanceller` for `id` fired.
+    ExpiryTimerFired { id: CheckpointId },
+    /// `failUnacknowledgedPendingCheckpointsFor`: a task failed; pending checkpoints it has not
+    /// acknowledged are aborted with TASK_FAILURE (`None`: every pending checkpoint).
+    TaskFailure { subtask: Option<SubtaskId> },
+    /// `stopCheckpointScheduler` (job leaves RUNNING): aborts pending and queued with
+    /// CHECKPOINT_COORDINATOR_SUSPEND.
+    SuspendScheduler,
+    /// `shutdown`: aborts everything with CHECKPOINT_COORDINATOR_SHUTDOWN; later inputs are ignored.
+    Shutdown,
+    /// Some subtasks reached FINISHED (bounded sources).
+    TasksFinished { tasks: Vec<SubtaskId> },
+    /// The job was restored from completed checkpoint `id` (stats only).
+    Restored { id: CheckpointId },
+}
+
+/// What the event loop must do after one input.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum CoordinatorEffect {
+    ScheduleTimer {
+        at: Micros,
+        timer: CoordinatorTimer,
+    },
+    CancelTimer {
+        timer: CoordinatorTimer,
+    },
+    /// `triggerTasks`: `Execution.triggerCheckpoint` RPC to each task.
+    TriggerTasks {
+        id: CheckpointId,
+        timestamp: Micros,
+        props: CheckpointProperties,
+        unaligned: bool,
+        tasks: Vec<SubtaskId>,
+    },
+    /// `completePendingCheckpoint` finished: `_metadata` written, stored (if a checkpoint).
+    CheckpointCompleted {
+        checkpoint: CompletedCheckpoint,
+    },
+    /// `sendAcknowledgeMessages`: `notifyCheckpointComplete` to each task.
+    NotifyCheckpointComplete {
+        id: CheckpointId,
+        tasks: Vec<SubtaskId>,
+    },
+    /// `sendAbortedMessages`: `notifyCheckpointAborted` to each task.
+    NotifyCheckpointAborted {
+        id: CheckpointId,
+        tasks: Vec<SubtaskId>,
+    },
+    /// A pending checkpoint was aborted.
+    CheckpointAborted {
+        id: CheckpointId,
+        reason: CheckpointFailureReason,
+    },
+    /// A request waits in the `CheckpointRequestDecider` queue.
+    RequestQueued {
+        props: CheckpointProperties,
+    },
+    /// A request failed before it got an id.
+    RequestRejected {
+        props: CheckpointProperties,
+        reason: CheckpointFailureReason,
+    },
+    /// An acknowledgement (or decline) that changed nothing.
+    AckIgnored {
+        id: CheckpointId,
+        subtask: SubtaskId,
+        result: TaskAcknowledgeResult,
+    },
+    /// The failure manager (or a failed stop-with-savepoint) fails the job.
+    FailJob {
+        reason: String,
+    },
+    /// A completed checkpoint left the store (beyond `num-retained`); its state may be discarded.
+    Subsumed {
+        id: CheckpointId,
+    },
+}

@@ -1,0 +1,723 @@
+//! Coordinator behaviour tests: scheduling, queueing, acks, failures, retention, determinism.
+
+use super::*;
+use crate::types::{Micros, SubtaskId, MICROS_PER_MS, MICROS_PER_SEC};
+
+const S: Micros = MICROS_PER_SEC;
+
+fn st(vertex: u32, subtask: u32) -> SubtaskId {
+    SubtaskId { vertex, subtask }
+}
+
+fn config(interval_s: u64) -> CheckpointCoordinatorConfiguration {
+    CheckpointCoordinatorConfiguration {
+        interval: Some(interval_s * S),
+        ..Default::default()
+    }
+}
+
+/// A two-vertex job: source (0,0) → sink (1,0).
+fn coordinator(cfg: CheckpointCoordinatorConfiguration) -> CheckpointCoordinator {
+    let mut c = CheckpointCoordinator::new(cfg, "job1");
+    c.handle(
+        0,
+        CoordinatorInput::SetPlan {
+            sources: vec![st(0, 0)],
+            all: vec![st(0, 0), st(1, 0)],
+        },
+    );
+    c
+}
+
+fn triggered(fx: &[CoordinatorEffect]) -> Vec<u64> {
+    fx.iter()
+        .filter_map(|e| match e {
+            CoordinatorEffect::TriggerTasks { id, .. } => Some(*id),
+            _ => None,
+        })
+        .collect()
+}
+
+fn periodic_at(fx: &[CoordinatorEffect]) -> Option<Micros> {
+    fx.iter().rev().find_map(|e| match e {
+        CoordinatorEffect::ScheduleTimer {
+            at,
+            timer: CoordinatorTimer::Periodic,
+        } => Some(*at),
+        _ => None,
+    })
+}
+
+fn ack(
+    c: &mut CheckpointCoordinator,
+    now: Micros,
+    id: u64,
+    s: SubtaskId,
+) -> Vec<CoordinatorEffect> {
+    c.handle(
+        now,
+        CoordinatorInput::Acknowledge {
+            id,
+            subtask: s,
+            metrics: SubtaskCheckpointMetrics {
+                state_size: 100,
+                checkpointed_size: 60,
+                ..Default::default()
+            },
+            handle_key: id * 10 + s.vertex as u64,
+        },
+    )
+}
+
+fn ack_all(c: &mut CheckpointCoordinator, now: Micros, id: u64) -> Vec<CoordinatorEffect> {
+    ack(c, now, id, st(0, 0));
+    ack(c, now, id, st(1, 0))
+}
+
+fn user_trigger(c: &mut CheckpointCoordinator, now: Micros) -> Vec<CoordinatorEffect> {
+    c.handle(
+        now,
+        CoordinatorInput::TriggerRequest {
+            props: CheckpointProperties::user_checkpoint(),
+        },
+    )
+}
+
+fn fail_job(fx: &[CoordinatorEffect]) -> bool {
+    fx.iter()
+        .any(|e| matches!(e, CoordinatorEffect::FailJob { .. }))
+}
+
+fn decline(
+    c: &mut CheckpointCoordinator,
+    now: Micros,
+    id: u64,
+    reason: CheckpointFailureReason,
+) -> Vec<CoordinatorEffect> {
+    c.handle(
+        now,
+        CoordinatorInput::Decline {
+            id,
+            subtask: st(1, 0),
+            reason,
+        },
+    )
+}
+
+#[test]
+fn defaults_match_flink_2_3() {
+    let d = CheckpointCoordinatorConfiguration::default();
+    assert_eq!(d.interval, None);
+    assert_eq!(d.timeout, 600 * S);
+    assert_eq!(d.min_pause, 0);
+    assert_eq!(d.max_concurrent, 1);
+    assert_eq!(d.tolerable_failed_checkpoints, 0);
+    assert_eq!(d.num_retained, 1);
+    assert!(d.exactly_once && !d.unaligned && d.checkpoints_after_tasks_finish);
+    assert_eq!(d.aligned_checkpoint_timeout, 0);
+    assert_eq!(
+        d.externalized_retention,
+        ExternalizedCheckpointRetention::NoExternalizedCheckpoints
+    );
+}
+
+#[test]
+fn first_delay_is_within_min_pause_and_interval() {
+    let cfg = CheckpointCoordinatorConfiguration {
+        min_pause: 2 * S,
+        ..config(10)
+    };
+    assert_eq!(cfg.initial_triggering_delay(0), 2 * S);
+    assert_eq!(cfg.initial_triggering_delay(u64::MAX), 10 * S);
+    for r in [
+        1u64,
+        1 << 40,
+        u64::MAX / 3,
+        u64::MAX / 2,
+        0xdead_beef_dead_beef,
+    ] {
+        let d = cfg.initial_triggering_delay(r);
+        assert!((2 * S..=10 * S).contains(&d), "{d}");
+    }
+    let mut c = coordinator(cfg);
+    let fx = c.handle(
+        0,
+        CoordinatorInput::StartScheduler {
+            random: u64::MAX / 2,
+        },
+    );
+    let at = periodic_at(&fx).unwrap();
+    assert!((2 * S..=10 * S).contains(&at));
+}
+
+#[test]
+fn periodic_cadence_is_fixed_rate() {
+    let mut c = coordinator(config(10));
+    let fx = c.handle(0, CoordinatorInput::StartScheduler { random: 0 });
+    assert_eq!(periodic_at(&fx), Some(0));
+    let fx = c.handle(0, CoordinatorInput::PeriodicTimerFired);
+    assert_eq!(triggered(&fx), vec![1]);
+    assert_eq!(periodic_at(&fx), Some(10 * S));
+    ack_all(&mut c, 3 * S, 1);
+    // Fired a bit late: the next one still lands on the fixed grid.
+    let fx = c.handle(10 * S + 5, CoordinatorInput::PeriodicTimerFired);
+    assert_eq!(triggered(&fx), vec![2]);
+    assert_eq!(periodic_at(&fx), Some(20 * S));
+}
+
+#[test]
+fn stale_periodic_timer_is_ignored() {
+    let mut c = coordinator(config(10));
+    c.handle(0, CoordinatorInput::StartScheduler { random: u64::MAX });
+    // Armed for 10 s; a fire at 5 s is stale.
+    assert!(c
+        .handle(5 * S, CoordinatorInput::PeriodicTimerFired)
+        .is_empty());
+}
+
+#[test]
+fn trigger_sends_sources_and_arms_expiry() {
+    let mut c = coordinator(config(10));
+    let fx = user_trigger(&mut c, 7);
+    assert!(fx.contains(&CoordinatorEffect::TriggerTasks {
+        id: 1,
+        timestamp: 7,
+        props: CheckpointProperties::user_checkpoint(),
+        unaligned: false,
+        tasks: vec![st(0, 0)],
+    }));
+    assert!(fx.contains(&CoordinatorEffect::ScheduleTimer {
+        at: 7 + 600 * S,
+        timer: CoordinatorTimer::Expiry(1),
+    }));
+    assert_eq!(c.pending_checkpoints()[0].total, 2);
+}
+
+#[test]
+fn max_concurrent_queues_periodic_requests_instead_of_dropping() {
+    let mut c = coordinator(config(1));
+    c.handle(0, CoordinatorInput::StartScheduler { random: 0 });
+    assert_eq!(
+        triggered(&c.handle(0, CoordinatorInput::PeriodicTimerFired)),
+        vec![1]
+    );
+    let fx = c.handle(S, CoordinatorInput::PeriodicTimerFired);
+    assert!(triggered(&fx).is_empty());
+    assert!(fx
+        .iter()
+        .any(|e| matches!(e, CoordinatorEffect::RequestQueued { .. })));
+    c.handle(2 * S, CoordinatorInput::PeriodicTimerFired);
+    assert_eq!(c.queued_requests().len(), 2);
+    // Completion re-examines the queue: the head runs, one stays queued.
+    let fx = ack_all(&mut c, 2 * S + 1, 1);
+    assert_eq!(triggered(&fx), vec![2]);
+    assert_eq!(c.queued_requests().len(), 1);
+}
+
+#[test]
+fn min_pause_rejects_periodic_head_and_reschedules() {
+    let cfg = CheckpointCoordinatorConfiguration {
+        min_pause: 5 * S,
+        ..config(1)
+    };
+    let mut c = coordinator(cfg);
+    c.handle(0, CoordinatorInput::StartScheduler { random: u64::MAX });
+    c.handle(5 * S, CoordinatorInput::PeriodicTimerFired);
+    ack_all(&mut c, 6 * S, 1);
+    let fx = c.handle(7 * S, CoordinatorInput::PeriodicTimerFired);
+    assert!(triggered(&fx).is_empty());
+    assert!(fx.contains(&CoordinatorEffect::RequestRejected {
+        props: CheckpointProperties::periodic_checkpoint(),
+        reason: CheckpointFailureReason::MINIMUM_TIME_BETWEEN_CHECKPOINTS,
+    }));
+    // Rescheduled to the end of the pause: 6 s + 5 s.
+    assert_eq!(periodic_at(&fx), Some(11 * S));
+    assert_eq!(c.failure_counter(), 0);
+    let fx = c.handle(11 * S, CoordinatorInput::PeriodicTimerFired);
+    assert_eq!(triggered(&fx), vec![2]);
+}
+
+#[test]
+fn user_checkpoint_ignores_min_pause() {
+    let cfg = CheckpointCoordinatorConfiguration {
+        min_pause: 5 * S,
+        ..config(10)
+    };
+    let mut c = coordinator(cfg);
+    user_trigger(&mut c, 0);
+    ack_all(&mut c, S, 1);
+    assert_eq!(triggered(&user_trigger(&mut c, 2 * S)), vec![2]);
+}
+
+#[test]
+fn savepoint_jumps_the_queue() {
+    let mut d = CheckpointRequestDecider::new(1, 0);
+    d.submit(CheckpointProperties::periodic_checkpoint(), 1, 1, None);
+    d.submit(CheckpointProperties::user_checkpoint(), 2, 1, None);
+    let out = d.submit(CheckpointProperties::savepoint(), 3, 1, None);
+    // Savepoints are forced, so one may even exceed max-concurrent.
+    assert_eq!(
+        out.execute.unwrap().props,
+        CheckpointProperties::savepoint()
+    );
+    let order: Vec<bool> = d.queued().iter().map(|r| r.props.periodic).collect();
+    assert_eq!(order, vec![false, true]);
+}
+
+#[test]
+fn queue_overflow_fails_lowest_priority() {
+    let mut d = CheckpointRequestDecider::with_max_queued(1, 0, 2);
+    d.submit(CheckpointProperties::periodic_checkpoint(), 1, 1, None);
+    d.submit(CheckpointProperties::periodic_checkpoint(), 2, 1, None);
+    let out = d.submit(CheckpointProperties::user_checkpoint(), 3, 1, None);
+    assert_eq!(out.failed.len(), 1);
+    assert_eq!(out.failed[0].0.timestamp, 2);
+    assert_eq!(
+        out.failed[0].1,
+        CheckpointFailureReason::TOO_MANY_CHECKPOINT_REQUESTS
+    );
+    // Only user requests left: the newcomer is the one dropped.
+    let mut d = CheckpointRequestDecider::with_max_queued(1, 0, 1);
+    d.submit(CheckpointProperties::user_checkpoint(), 1, 1, None);
+    let out = d.submit(CheckpointProperties::periodic_checkpoint(), 2, 1, None);
+    assert_eq!(out.failed[0].0.timestamp, 2);
+}
+
+#[test]
+fn ack_outcomes() {
+    let mut c = coordinator(config(10));
+    user_trigger(&mut c, 0);
+    assert!(ack(&mut c, 1, 1, st(0, 0)).is_empty());
+    let dup = ack(&mut c, 2, 1, st(0, 0));
+    assert!(matches!(
+        dup[0],
+        CoordinatorEffect::AckIgnored {
+            result: TaskAcknowledgeResult::Duplicate,
+            ..
+        }
+    ));
+    let unknown = ack(&mut c, 2, 1, st(7, 0));
+    assert!(matches!(
+        unknown[0],
+        CoordinatorEffect::AckIgnored {
+            result: TaskAcknowledgeResult::Unknown,
+            ..
+        }
+    ));
+    let never = ack(&mut c, 2, 99, st(0, 0));
+    assert!(matches!(
+        never[0],
+        CoordinatorEffect::AckIgnored {
+            result: TaskAcknowledgeResult::Unknown,
+            ..
+        }
+    ));
+    c.handle(600 * S, CoordinatorInput::ExpiryTimerFired { id: 1 });
+    let late = ack(&mut c, 601 * S, 1, st(1, 0));
+    assert!(matches!(
+        late[0],
+        CoordinatorEffect::AckIgnored {
+            result: TaskAcknowledgeResult::Discarded,
+            ..
+        }
+    ));
+}
+
+#[test]
+fn completion_stores_notifies_and_orders_effects() {
+    let mut c = coordinator(config(10));
+    user_trigger(&mut c, 0);
+    ack(&mut c, MICROS_PER_MS, 1, st(0, 0));
+    let fx = ack(&mut c, 2 * MICROS_PER_MS, 1, st(1, 0));
+    let completed = fx
+        .iter()
+        .position(|e| matches!(e, CoordinatorEffect::CheckpointCompleted { .. }))
+        .unwrap();
+    let notify = fx
+        .iter()
+        .position(|e| matches!(e, CoordinatorEffect::NotifyCheckpointComplete { .. }))
+        .unwrap();
+    assert!(completed < notify);
+    assert!(fx.contains(&CoordinatorEffect::NotifyCheckpointComplete {
+        id: 1,
+        tasks: vec![st(0, 0), st(1, 0)],
+    }));
+    let cp = c.completed_store().latest_checkpoint().unwrap();
+    assert_eq!(
+        cp.external_pointer,
+        "file:/tmp/flink-checkpoints/job1/chk-1"
+    );
+    assert_eq!(cp.state_size(), 200);
+    assert_eq!(cp.handles.len(), 2);
+    assert_eq!(c.latest_completed_id(), Some(1));
+    assert!(c.pending_checkpoints().is_empty());
+}
+
+#[test]
+fn completion_subsumes_older_pending_checkpoints() {
+    let cfg = CheckpointCoordinatorConfiguration {
+        max_concurrent: 2,
+        ..config(10)
+    };
+    let mut c = coordinator(cfg);
+    user_trigger(&mut c, 0);
+    user_trigger(&mut c, 1);
+    let fx = ack_all(&mut c, 2, 2);
+    assert!(fx.contains(&CoordinatorEffect::CheckpointAborted {
+        id: 1,
+        reason: CheckpointFailureReason::CHECKPOINT_SUBSUMED,
+    }));
+    assert!(!fail_job(&fx));
+}
+
+#[test]
+fn expiry_aborts_counts_and_fails_job_with_zero_tolerance() {
+    let mut c = coordinator(config(10));
+    user_trigger(&mut c, 0);
+    let fx = c.handle(600 * S, CoordinatorInput::ExpiryTimerFired { id: 1 });
+    assert!(fx.contains(&CoordinatorEffect::CheckpointAborted {
+        id: 1,
+        reason: CheckpointFailureReason::CHECKPOINT_EXPIRED,
+    }));
+    assert!(fx.contains(&CoordinatorEffect::NotifyCheckpointAborted {
+        id: 1,
+        tasks: vec![st(0, 0), st(1, 0)],
+    }));
+    assert!(fail_job(&fx));
+    // A second expiry timer for the same id is stale.
+    assert!(c
+        .handle(600 * S, CoordinatorInput::ExpiryTimerFired { id: 1 })
+        .is_empty());
+}
+
+#[test]
+fn tolerable_two_fails_on_third() {
+    let cfg = CheckpointCoordinatorConfiguration {
+        tolerable_failed_checkpoints: 2,
+        ..config(10)
+    };
+    let mut c = coordinator(cfg);
+    for id in 1..=2 {
+        user_trigger(&mut c, id);
+        let fx = decline(&mut c, id, id, CheckpointFailureReason::CHECKPOINT_DECLINED);
+        assert!(!fail_job(&fx));
+        assert_eq!(c.failure_counter(), id as u32);
+    }
+    user_trigger(&mut c, 3);
+    let fx = decline(&mut c, 3, 3, CheckpointFailureReason::CHECKPOINT_DECLINED);
+    assert!(fail_job(&fx));
+    assert_eq!(c.failure_counter(), 0);
+}
+
+#[test]
+fn ignored_reasons_do_not_count() {
+    let mut c = coordinator(config(10));
+    for (i, reason) in [
+        CheckpointFailureReason::CHECKPOINT_DECLINED_TASK_NOT_READY,
+        CheckpointFailureReason::CHECKPOINT_DECLINED_ON_CANCELLATION_BARRIER,
+        CheckpointFailureReason::CHECKPOINT_DECLINED_SUBSUMED,
+        CheckpointFailureReason::TASK_CHECKPOINT_FAILURE,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let id = i as u64 + 1;
+        user_trigger(&mut c, id);
+        assert!(!fail_job(&decline(&mut c, id, id, reason)));
+    }
+    user_trigger(&mut c, 10);
+    assert!(!fail_job(
+        &c.handle(11, CoordinatorInput::TaskFailure { subtask: None })
+    ));
+    assert_eq!(c.failure_counter(), 0);
+}
+
+#[test]
+fn counted_once_per_checkpoint_id() {
+    let mut fm = CheckpointFailureManager::new(5);
+    let props = CheckpointProperties::periodic_checkpoint();
+    for _ in 0..3 {
+        fm.handle_checkpoint_exception(
+            &props,
+            CheckpointFailureReason::CHECKPOINT_DECLINED,
+            Some(4),
+            true,
+        );
+    }
+    assert_eq!(fm.continuous_failure_counter(), 1);
+}
+
+#[test]
+fn old_id_failures_do_not_count_and_success_resets() {
+    let mut fm = CheckpointFailureManager::new(10);
+    let props = CheckpointProperties::periodic_checkpoint();
+    let expired = CheckpointFailureReason::CHECKPOINT_EXPIRED;
+    fm.handle_checkpoint_exception(&props, expired, Some(3), false);
+    assert_eq!(fm.continuous_failure_counter(), 1);
+    fm.handle_checkpoint_success(5);
+    assert_eq!(fm.continuous_failure_counter(), 0);
+    fm.handle_checkpoint_exception(&props, expired, Some(4), false);
+    assert_eq!(fm.continuous_failure_counter(), 0);
+    fm.handle_checkpoint_exception(&props, expired, Some(6), false);
+    assert_eq!(fm.continuous_failure_counter(), 1);
+    // An older success does not reset.
+    fm.handle_checkpoint_success(2);
+    assert_eq!(fm.continuous_failure_counter(), 1);
+}
+
+#[test]
+fn unlimited_tolerance_never_counts() {
+    let mut fm = CheckpointFailureManager::new(u32::MAX);
+    let props = CheckpointProperties::periodic_checkpoint();
+    for id in 1..100 {
+        let r = fm.handle_checkpoint_exception(
+            &props,
+            CheckpointFailureReason::CHECKPOINT_EXPIRED,
+            Some(id),
+            false,
+        );
+        assert!(r.is_none());
+    }
+    assert_eq!(fm.continuous_failure_counter(), 0);
+}
+
+#[test]
+fn savepoint_expiry_is_not_counted_but_sync_savepoint_decline_fails_job() {
+    let mut fm = CheckpointFailureManager::new(0);
+    let expired = CheckpointFailureReason::CHECKPOINT_EXPIRED;
+    assert!(fm
+        .handle_checkpoint_exception(&CheckpointProperties::savepoint(), expired, Some(1), false)
+        .is_none());
+    let declined = CheckpointFailureReason::CHECKPOINT_DECLINED_TASK_NOT_READY;
+    assert!(fm
+        .handle_checkpoint_exception(
+            &CheckpointProperties::sync_savepoint(),
+            declined,
+            Some(2),
+            true
+        )
+        .is_some());
+}
+
+#[test]
+fn num_retained_subsumes_oldest() {
+    let cfg = CheckpointCoordinatorConfiguration {
+        num_retained: 2,
+        ..config(10)
+    };
+    let mut c = coordinator(cfg);
+    let mut subsumed = Vec::new();
+    for id in 1..=4 {
+        user_trigger(&mut c, id * S);
+        for e in ack_all(&mut c, id * S + 1, id) {
+            if let CoordinatorEffect::Subsumed { id } = e {
+                subsumed.push(id);
+            }
+        }
+    }
+    assert_eq!(subsumed, vec![1, 2]);
+    let ids: Vec<u64> = c
+        .completed_store()
+        .all_checkpoints()
+        .map(|c| c.id)
+        .collect();
+    assert_eq!(ids, vec![3, 4]);
+}
+
+#[test]
+fn savepoints_are_not_stored_and_do_not_notify() {
+    let mut c = coordinator(config(10));
+    c.handle(
+        0,
+        CoordinatorInput::TriggerRequest {
+            props: CheckpointProperties::savepoint(),
+        },
+    );
+    let fx = ack_all(&mut c, 1, 1);
+    assert!(fx
+        .iter()
+        .any(|e| matches!(e, CoordinatorEffect::CheckpointCompleted { .. })));
+    assert!(!fx
+        .iter()
+        .any(|e| matches!(e, CoordinatorEffect::NotifyCheckpointComplete { .. })));
+    assert!(c.completed_store().is_empty());
+    assert_eq!(c.stats().counts.completed, 1);
+}
+
+#[test]
+fn store_keeps_latest_non_savepoint() {
+    let mut store = CompletedCheckpointStore::new(1);
+    let mk = |id, props| CompletedCheckpoint {
+        id,
+        props,
+        trigger_timestamp: 0,
+        completion_timestamp: 0,
+        handles: vec![],
+        external_pointer: String::new(),
+    };
+    store.add_checkpoint_and_subsume_oldest_one(mk(1, CheckpointProperties::user_checkpoint()));
+    let gone =
+        store.add_checkpoint_and_subsume_oldest_one(mk(2, CheckpointProperties::savepoint()));
+    assert!(gone.is_empty());
+    let gone =
+        store.add_checkpoint_and_subsume_oldest_one(mk(3, CheckpointProperties::user_checkpoint()));
+    let ids: Vec<u64> = gone.iter().map(|c| c.id).collect();
+    assert_eq!(ids, vec![1, 2]);
+}
+
+#[test]
+fn unaligned_passthrough_but_savepoints_aligned() {
+    let cfg = CheckpointCoordinatorConfiguration {
+        unaligned: true,
+        ..config(10)
+    };
+    let mut c = coordinator(cfg);
+    let fx = user_trigger(&mut c, 0);
+    assert!(fx.iter().any(|e| matches!(
+        e,
+        CoordinatorEffect::TriggerTasks {
+            unaligned: true,
+            ..
+        }
+    )));
+    let fx = c.handle(
+        1,
+        CoordinatorInput::TriggerRequest {
+            props: CheckpointProperties::savepoint(),
+        },
+    );
+    assert!(fx.iter().any(|e| matches!(
+        e,
+        CoordinatorEffect::TriggerTasks {
+            unaligned: false,
+            ..
+        }
+    )));
+}
+
+#[test]
+fn no_plan_rejects_with_not_all_required_tasks_running() {
+    let mut c = CheckpointCoordinator::new(config(10), "j");
+    let fx = user_trigger(&mut c, 0);
+    assert!(fx.contains(&CoordinatorEffect::RequestRejected {
+        props: CheckpointProperties::user_checkpoint(),
+        reason: CheckpointFailureReason::NOT_ALL_REQUIRED_TASKS_RUNNING,
+    }));
+    assert_eq!(c.stats().counts.failed, 1);
+}
+
+#[test]
+fn finished_sources_trigger_downstream_and_are_not_waited_for() {
+    let mut c = coordinator(config(10));
+    c.handle(
+        0,
+        CoordinatorInput::TasksFinished {
+            tasks: vec![st(0, 0)],
+        },
+    );
+    let fx = user_trigger(&mut c, 1);
+    assert!(fx.iter().any(|e| matches!(e,
+        CoordinatorEffect::TriggerTasks { tasks, .. } if tasks == &vec![st(1, 0)])));
+    let fx = ack(&mut c, 2, 1, st(1, 0));
+    assert!(fx.contains(&CoordinatorEffect::NotifyCheckpointComplete {
+        id: 1,
+        tasks: vec![st(1, 0)],
+    }));
+}
+
+#[test]
+fn suspend_aborts_pending_and_queued_without_counting() {
+    let mut c = coordinator(config(1));
+    c.handle(0, CoordinatorInput::StartScheduler { random: 0 });
+    c.handle(0, CoordinatorInput::PeriodicTimerFired);
+    c.handle(S, CoordinatorInput::PeriodicTimerFired);
+    let fx = c.handle(S + 1, CoordinatorInput::SuspendScheduler);
+    assert!(fx.contains(&CoordinatorEffect::CheckpointAborted {
+        id: 1,
+        reason: CheckpointFailureReason::CHECKPOINT_COORDINATOR_SUSPEND,
+    }));
+    assert!(fx.contains(&CoordinatorEffect::CancelTimer {
+        timer: CoordinatorTimer::Periodic
+    }));
+    assert!(!fail_job(&fx));
+    assert!(c.queued_requests().is_empty() && c.pending_checkpoints().is_empty());
+    // Periodic timer after suspension does nothing.
+    assert!(c
+        .handle(2 * S, CoordinatorInput::PeriodicTimerFired)
+        .is_empty());
+}
+
+#[test]
+fn stop_with_savepoint_stops_scheduler_and_notifies() {
+    let mut c = coordinator(config(1));
+    c.handle(0, CoordinatorInput::StartScheduler { random: 0 });
+    let fx = c.handle(
+        0,
+        CoordinatorInput::TriggerRequest {
+            props: CheckpointProperties::sync_savepoint(),
+        },
+    );
+    assert_eq!(triggered(&fx), vec![1]);
+    assert!(!c.is_periodic_scheduling());
+    let fx = ack_all(&mut c, 1, 1);
+    assert!(fx
+        .iter()
+        .any(|e| matches!(e, CoordinatorEffect::NotifyCheckpointComplete { id: 1, .. })));
+}
+
+#[test]
+fn shutdown_rejects_later_requests() {
+    let mut c = coordinator(config(10));
+    c.handle(0, CoordinatorInput::Shutdown);
+    let fx = user_trigger(&mut c, 1);
+    assert!(fx.contains(&CoordinatorEffect::RequestRejected {
+        props: CheckpointProperties::user_checkpoint(),
+        reason: CheckpointFailureReason::CHECKPOINT_COORDINATOR_SHUTDOWN,
+    }));
+}
+
+#[test]
+fn determinism_same_inputs_same_effects() {
+    let run = || {
+        let cfg = CheckpointCoordinatorConfiguration {
+            max_concurrent: 2,
+            min_pause: 300 * MICROS_PER_MS,
+            tolerable_failed_checkpoints: 1,
+            ..config(1)
+        };
+        let mut c = coordinator(cfg);
+        let mut all = Vec::new();
+        all.extend(c.handle(
+            0,
+            CoordinatorInput::StartScheduler {
+                random: 0x1234_5678_9abc,
+            },
+        ));
+        let mut now = 0;
+        for step in 0..40u64 {
+            now += 250 * MICROS_PER_MS;
+            let input = match step % 5 {
+                0 => CoordinatorInput::PeriodicTimerFired,
+                1 => CoordinatorInput::Acknowledge {
+                    id: step / 5 + 1,
+                    subtask: st(0, 0),
+                    metrics: SubtaskCheckpointMetrics::default(),
+                    handle_key: step,
+                },
+                2 => CoordinatorInput::Acknowledge {
+                    id: step / 5 + 1,
+                    subtask: st(1, 0),
+                    metrics: SubtaskCheckpointMetrics::default(),
+                    handle_key: step,
+                },
+                3 => CoordinatorInput::TriggerRequest {
+                    props: CheckpointProperties::savepoint(),
+                },
+                _ => CoordinatorInput::ExpiryTimerFired { id: step / 3 },
+            };
+            all.extend(c.handle(now, input));
+        }
+        (all, c.stats().counts)
+    };
+    assert_eq!(run(), run());
+}

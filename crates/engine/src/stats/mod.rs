@@ -1,0 +1,36 @@
+//! Checkpoint statistics in Flink's REST shapes.
+//!
+//! [`CheckpointStatsTracker`] is fed by the coordinator (trigger, ack, completion, failure,
+//! restore) and keeps counts, a bounded history, the latest checkpoints and summaries. The
+//! `rest_*` modules turn it into the JSON of `/jobs/:id/checkpoints`, `/checkpoints/config`,
+//! `/checkpoints/details/:id` and `/checkpoints/details/:id/subtasks/:vertex`. REST times are
+//! milliseconds (Flink's unit); internally everything stays in microseconds.
+
+pub mod rest_checkpoints;
+pub mod rest_config;
+pub mod rest_details;
+pub mod summary;
+pub mod tracker;
+
+#[cfg(test)]
+mod tests;
+
+pub use rest_checkpoints::{checkpointing_statistics, CheckpointingStatistics};
+pub use rest_config::{checkpoint_config_info, CheckpointConfigInfo};
+pub use rest_details::{
+    checkpoint_statistics_details, task_checkpoint_statistics_with_subtask_details,
+    TaskCheckpointStatisticsWithSubtaskDetails,
+};
+pub use summary::{StatsSummary, StatsSummaryDto};
+pub use tracker::{
+    AbstractCheckpointStats, CheckpointStatsStatus, CheckpointStatsTracker,
+    RestoredCheckpointStats, SubtaskStateStats, TaskStateStats,
+};
+
+/// `web.checkpoints.history` default.
+pub const DEFAULT_HISTORY_SIZE: usize = 10;
+
+/// Microseconds to REST milliseconds.
+pub(crate) fn ms(us: crate::types::Micros) -> i64 {
+    (us / crate::types::MICROS_PER_MS) as i64
+}
