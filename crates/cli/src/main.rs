@@ -1,3 +1,34 @@
-fn main() {
-    println!("barrierlab {}", env!("CARGO_PKG_VERSION"));
+//! `barrierlab`: the Barrier Lab engine on the command line.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod replay;
+
+#[derive(Parser)]
+#[command(name = "barrierlab", version, about = "Simulate Apache Flink 2.3 checkpointing")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Drive one barrier handler or the checkpoint coordinator from a JSON script, step by step.
+    Replay(replay::ReplayArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Replay(args) => replay::run(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("barrierlab: {message}");
+            ExitCode::FAILURE
+        }
+    }
 }
