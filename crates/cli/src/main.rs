@@ -5,9 +5,15 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod replay;
+mod run;
+mod scenario_args;
 
 #[derive(Parser)]
-#[command(name = "barrierlab", version, about = "Simulate Apache Flink 2.3 checkpointing")]
+#[command(
+    name = "barrierlab",
+    version,
+    about = "Simulate Apache Flink 2.3 checkpointing"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -17,12 +23,15 @@ struct Cli {
 enum Command {
     /// Drive one barrier handler or the checkpoint coordinator from a JSON script, step by step.
     Replay(replay::ReplayArgs),
+    /// Simulate a scenario and print its checkpoint history (or Flink REST JSON).
+    Run(run::RunArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Replay(args) => replay::run(args),
+        Command::Run(args) => run::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -9,5 +9,8 @@ pub struct ReplayArgs {
 }
 
 pub fn run(args: ReplayArgs) -> Result<(), String> {
-    Err(format!("replay of {} is not implemented yet", args.script.display()))
+    Err(format!(
+        "replay of {} is not implemented yet",
+        args.script.display()
+    ))
 }

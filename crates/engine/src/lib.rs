@@ -5,7 +5,11 @@
 
 pub mod barrier;
 pub mod coordinator;
+pub mod network;
 pub mod scenario;
+pub mod sim;
 pub mod state;
 pub mod stats;
+pub mod task;
+pub mod trace;
 pub mod types;

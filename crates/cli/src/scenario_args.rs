@@ -1,0 +1,48 @@
+//! How commands pick a scenario: `--preset NAME` or a JSON file, then `--seed` and `--set`.
+
+use std::path::PathBuf;
+
+use barrierlab_engine::scenario::{apply_set, preset, Scenario, PRESETS};
+
+#[derive(clap::Args, Debug, Clone)]
+pub struct ScenarioArgs {
+    /// A built-in scenario (see `barrierlab presets`).
+    #[arg(long, conflicts_with = "file")]
+    pub preset: Option<String>,
+    /// A scenario JSON file.
+    pub file: Option<PathBuf>,
+    /// Overrides the scenario's seed.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// A Flink key (`execution.checkpointing.interval=5s`) or an operator knob
+    /// (`operator.count-per-key.cost-per-record=5ms`). Repeatable.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+}
+
+impl ScenarioArgs {
+    pub fn load(&self) -> Result<Scenario, String> {
+        let mut scenario = match (&self.preset, &self.file) {
+            (Some(name), _) => preset(name).ok_or_else(|| {
+                let known: Vec<&str> = PRESETS.iter().map(|(n, _)| *n).collect();
+                format!(
+                    "unknown preset '{name}'; known presets: {}",
+                    known.join(", ")
+                )
+            })?,
+            (None, Some(path)) => {
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+                Scenario::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?
+            }
+            (None, None) => return Err("give --preset NAME or a scenario FILE.json".into()),
+        };
+        if let Some(seed) = self.seed {
+            scenario.seed = seed;
+        }
+        for assignment in &self.set {
+            apply_set(&mut scenario, assignment).map_err(|e| format!("--set {assignment}: {e}"))?;
+        }
+        Ok(scenario)
+    }
+}

@@ -1,0 +1,39 @@
+//! The network stack between tasks, after Flink's `ResultPartition` / `PipelinedSubpartition` /
+//! `LocalBufferPool` on the producer side and `SingleInputGate` / `LocalInputChannel` /
+//! `RemoteInputChannel` on the consumer side (seed 000 §5.4, flink-defaults §2).
+//!
+//! Records travel inside 32 KB buffers, so the number of simulated events grows with buffers, not
+//! records. Backpressure is not scripted: it emerges when a producer's pool runs out of buffers
+//! because its consumers do not recycle them (local channels) or do not send credit (remote ones).
+
+mod buffer;
+mod input_channel;
+mod result_partition;
+
+pub use buffer::{NetBuffer, NetEvent, NetItem, Record};
+pub use input_channel::{ChannelKind, InputChannel, InputGate};
+pub use result_partition::{EmitOutcome, ResultPartition, Subpartition};
+
+/// Index into [`Network::partitions`].
+pub type PartitionId = u32;
+/// Index into [`Network::channels`]: one consumer-side input channel, job-wide.
+pub type GlobalChannelId = u32;
+
+/// Every partition and channel of the job. Owned by the simulation; tasks reach their own
+/// partitions and channels through it, and local channels read straight from the producer's
+/// subpartition, as `LocalInputChannel` does.
+#[derive(Debug, Clone, Default)]
+pub struct Network {
+    pub partitions: Vec<ResultPartition>,
+    pub channels: Vec<InputChannel>,
+    pub gates: Vec<InputGate>,
+}
+
+/// Flink 2.3's fixed network constants (`NettyShuffleEnvironmentConfiguration`).
+pub const BUFFERS_PER_CHANNEL: u32 = 2;
+pub const FLOATING_BUFFERS_PER_GATE: u32 = 8;
+pub const MAX_BUFFERS_PER_CHANNEL: u32 = 10;
+/// Bytes of a record's length header in Flink's serialized stream.
+pub const RECORD_HEADER_BYTES: u32 = 4;
+/// Serialized size of a checkpoint barrier event (id, timestamp, options).
+pub const BARRIER_EVENT_BYTES: u32 = 40;

@@ -1,0 +1,414 @@
+//! Producer side: `ResultPartition` with one `PipelinedSubpartition` per consumer and a
+//! `LocalBufferPool` of [N+1, 2N+8] buffers (flink-defaults §2). The pool is modelled at its
+//! maximum, as on a TaskManager with spare network memory.
+
+use std::collections::VecDeque;
+
+use super::buffer::{NetBuffer, NetEvent, NetItem, Record};
+use super::{GlobalChannelId, FLOATING_BUFFERS_PER_GATE, MAX_BUFFERS_PER_CHANNEL};
+use super::{BARRIER_EVENT_BYTES, BUFFERS_PER_CHANNEL};
+
+/// `PipelinedSubpartition`: finished buffers and events waiting for the consumer, plus the
+/// buffer being written (`BufferBuilder`).
+#[derive(Debug, Clone)]
+pub struct Subpartition {
+    pub queue: VecDeque<NetItem>,
+    /// Whether `queue[i]` is a priority event (an unaligned barrier at the head).
+    pub priority_events: u32,
+    pub builder: Option<NetBuffer>,
+    /// Bytes of the builder already handed to the consumer as flushed slices.
+    pub builder_read: u32,
+    /// `flushRequested`: the builder's unread bytes may be read before it is full.
+    pub flush_requested: bool,
+    /// Buffers of this subpartition taken from the pool and not yet recycled: the builder, the
+    /// queued ones and those a local consumer is still reading.
+    pub in_use: u32,
+    /// `isBlocked`: an aligned barrier was handed over; no data until `resumeConsumption`.
+    pub blocked: bool,
+    /// Remote channels: credit the consumer has announced and the sender not yet used.
+    pub credit: u32,
+    /// The consumer's channel.
+    pub consumer: GlobalChannelId,
+    /// Data buffers queued (`getBuffersInBacklog`).
+    pub backlog: u32,
+}
+
+impl Subpartition {
+    fn new(consumer: GlobalChannelId) -> Self {
+        Subpartition {
+            queue: VecDeque::new(),
+            priority_events: 0,
+            builder: None,
+            builder_read: 0,
+            flush_requested: false,
+            in_use: 0,
+            blocked: false,
+            credit: BUFFERS_PER_CHANNEL,
+            consumer,
+            backlog: 0,
+        }
+    }
+
+    /// Whether a consumer may take something now: a priority event always, anything else unless
+    /// blocked; with an empty queue, the flushed part of the builder.
+    pub fn has_available(&self) -> bool {
+        if self.priority_events > 0 {
+            return true;
+        }
+        if self.blocked {
+            return false;
+        }
+        !self.queue.is_empty() || self.flushed_bytes() > 0
+    }
+
+    /// Whether the next available item is a data buffer (it needs credit on a remote channel).
+    pub fn next_is_buffer(&self) -> bool {
+        match self.queue.front() {
+            Some(NetItem::Buffer(_)) => true,
+            Some(NetItem::Event(_)) => false,
+            None => self.flushed_bytes() > 0,
+        }
+    }
+
+    /// Unread bytes of the builder that a flush made readable.
+    fn flushed_bytes(&self) -> u32 {
+        match &self.builder {
+            Some(b) if self.flush_requested => b.bytes - self.builder_read,
+            _ => 0,
+        }
+    }
+
+    pub fn head_is_priority(&self) -> bool {
+        self.priority_events > 0
+    }
+
+    /// Bytes of data queued and not yet consumed (the in-flight data an unaligned barrier overtakes).
+    pub fn queued_data_bytes(&self) -> u64 {
+        self.queue.iter().map(|i| u64::from(i.data_bytes())).sum()
+    }
+}
+
+/// What emitting one record did to the partition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct EmitOutcome {
+    /// Buffers finished (made available to the consumer) by this record.
+    pub finished: u32,
+}
+
+#[derive(Debug, Clone)]
+pub struct ResultPartition {
+    pub subpartitions: Vec<Subpartition>,
+    /// `LocalBufferPool` size: 2N + 8 for a pipelined-bounded partition.
+    pub pool_size: u32,
+    pub in_use: u32,
+    /// Subpartitions holding `MAX_BUFFERS_PER_CHANNEL` or more buffers.
+    subpartitions_at_max: u32,
+    pub segment_size: u32,
+    /// Producer task, as an index into the simulation's task list (to wake it on recycle).
+    pub producer: u32,
+}
+
+impl ResultPartition {
+    pub fn new(producer: u32, consumers: Vec<GlobalChannelId>, segment_size: u32) -> Self {
+        let n = consumers.len() as u32;
+        let min = n + 1;
+        let max = (n * BUFFERS_PER_CHANNEL + FLOATING_BUFFERS_PER_GATE).max(min);
+        ResultPartition {
+            subpartitions: consumers.into_iter().map(Subpartition::new).collect(),
+            pool_size: max,
+            in_use: 0,
+            subpartitions_at_max: 0,
+            segment_size,
+            producer,
+        }
+    }
+
+    /// `LocalBufferPool.isAvailable`: a free buffer in the pool and no subpartition at its cap.
+    pub fn is_available(&self) -> bool {
+        self.in_use < self.pool_size && self.subpartitions_at_max == 0
+    }
+
+    fn request(&mut self, sub: usize) {
+        self.in_use += 1;
+        let s = &mut self.subpartitions[sub];
+        s.in_use += 1;
+        if s.in_use == MAX_BUFFERS_PER_CHANNEL {
+            self.subpartitions_at_max += 1;
+        }
+    }
+
+    /// A buffer of `sub` goes back to the pool (consumed locally, or written to the network).
+    pub fn recycle(&mut self, sub: usize) {
+        let s = &mut self.subpartitions[sub];
+        if s.in_use == 0 {
+            return;
+        }
+        if s.in_use == MAX_BUFFERS_PER_CHANNEL {
+            self.subpartitions_at_max -= 1;
+        }
+        s.in_use -= 1;
+        self.in_use -= 1;
+    }
+
+    /// `RecordWriter.emit`: serializes the record into `sub`'s current buffer. A record that does
+    /// not fit spans into the next buffer and travels with it.
+    pub fn emit(&mut self, sub: usize, record: Record) -> EmitOutcome {
+        let seg = self.segment_size;
+        let mut outcome = EmitOutcome::default();
+        if self.subpartitions[sub].builder.is_none() {
+            self.request(sub);
+            self.subpartitions[sub].builder = Some(NetBuffer::default());
+            self.subpartitions[sub].builder_read = 0;
+        }
+        let mut remaining = record.bytes;
+        loop {
+            let builder = self.subpartitions[sub]
+                .builder
+                .as_mut()
+                .expect("builder present");
+            let room = seg - builder.bytes;
+            if remaining <= room {
+                builder.bytes += remaining;
+                builder.records.push(record);
+                if builder.bytes == seg {
+                    self.finish_builder(sub);
+                    outcome.finished += 1;
+                }
+                return outcome;
+            }
+            builder.bytes = seg;
+            remaining -= room;
+            self.finish_builder(sub);
+            outcome.finished += 1;
+            self.request(sub);
+            self.subpartitions[sub].builder = Some(NetBuffer::default());
+            self.subpartitions[sub].builder_read = 0;
+        }
+    }
+
+    /// Finishes the builder: its unread part is queued as a buffer that owns the segment. When
+    /// flushed slices already carried everything, the segment goes straight back to the pool.
+    fn finish_builder(&mut self, sub: usize) {
+        let s = &mut self.subpartitions[sub];
+        let Some(mut b) = s.builder.take() else {
+            return;
+        };
+        b.bytes -= s.builder_read;
+        s.builder_read = 0;
+        s.flush_requested = false;
+        if b.bytes == 0 && b.records.is_empty() {
+            self.recycle(sub);
+        } else {
+            s.queue.push_back(NetItem::Buffer(b));
+            s.backlog += 1;
+        }
+    }
+
+    /// `flushAll` (the output flusher's buffer timeout): what the builders hold so far becomes
+    /// readable, without finishing them (`PipelinedSubpartition.flush`). Returns the subpartitions
+    /// that got new data.
+    pub fn flush_all(&mut self) -> Vec<usize> {
+        let mut flushed = Vec::new();
+        for (sub, s) in self.subpartitions.iter_mut().enumerate() {
+            let unread = s.builder.as_ref().map_or(0, |b| b.bytes - s.builder_read);
+            if unread > 0 && !s.flush_requested {
+                s.flush_requested = true;
+                flushed.push(sub);
+            }
+        }
+        flushed
+    }
+
+    /// `broadcastEvent`: finishes every builder and queues the event behind the data.
+    pub fn broadcast_event(&mut self, event: NetEvent) {
+        for sub in 0..self.subpartitions.len() {
+            self.finish_builder(sub);
+            self.subpartitions[sub]
+                .queue
+                .push_back(NetItem::Event(event.clone()));
+        }
+    }
+
+    /// `broadcastEvent(barrier, isPriorityEvent=true)` (`PipelinedSubpartition.processPriorityBuffer`):
+    /// the barrier jumps ahead of every queued buffer; the buffers it overtook are output channel
+    /// state. Returns the bytes overtaken per subpartition.
+    pub fn broadcast_priority_event(&mut self, event: NetEvent) -> Vec<u64> {
+        let mut overtaken = Vec::with_capacity(self.subpartitions.len());
+        for sub in 0..self.subpartitions.len() {
+            self.finish_builder(sub);
+            let s = &mut self.subpartitions[sub];
+            overtaken.push(s.queued_data_bytes());
+            // Behind earlier priority events, ahead of everything else.
+            let at = s.priority_events as usize;
+            s.queue.insert(at, NetItem::Event(event.clone()));
+            s.priority_events += 1;
+        }
+        overtaken
+    }
+
+    /// `PipelinedSubpartition.alignedBarrierTimeout`: a barrier of checkpoint `id` still queued in
+    /// `sub` becomes a priority event at the head; the data ahead of it is output channel state.
+    /// Returns the overtaken bytes, or `None` when the barrier had already been consumed.
+    pub fn promote_barrier(&mut self, sub: usize, id: crate::types::CheckpointId) -> Option<u64> {
+        let s = &mut self.subpartitions[sub];
+        let pos = s
+            .queue
+            .iter()
+            .position(|i| matches!(i, NetItem::Event(NetEvent::Barrier(b)) if b.id == id))?;
+        if pos < s.priority_events as usize {
+            return None;
+        }
+        let ahead: u64 = s
+            .queue
+            .iter()
+            .take(pos)
+            .map(|i| u64::from(i.data_bytes()))
+            .sum();
+        let Some(NetItem::Event(NetEvent::Barrier(b))) = s.queue.remove(pos) else {
+            return None;
+        };
+        let at = s.priority_events as usize;
+        s.queue
+            .insert(at, NetItem::Event(NetEvent::Barrier(b.as_unaligned())));
+        s.priority_events += 1;
+        Some(ahead)
+    }
+
+    /// The consumer takes the next available item of `sub`. A data buffer stays in use until
+    /// [`ResultPartition::recycle`] (a flushed slice owns no buffer and is not recycled).
+    pub fn take(&mut self, sub: usize) -> Option<NetItem> {
+        let s = &mut self.subpartitions[sub];
+        if !s.has_available() {
+            return None;
+        }
+        if s.queue.is_empty() {
+            // The flushed part of the builder, as a slice; the builder keeps being written.
+            let b = s.builder.as_mut()?;
+            let slice = NetBuffer {
+                records: std::mem::take(&mut b.records),
+                bytes: b.bytes - s.builder_read,
+                slice: true,
+            };
+            s.builder_read = b.bytes;
+            s.flush_requested = false;
+            return Some(NetItem::Buffer(slice));
+        }
+        let item = s.queue.pop_front()?;
+        if s.priority_events > 0 {
+            s.priority_events -= 1;
+        }
+        match &item {
+            NetItem::Buffer(_) => s.backlog = s.backlog.saturating_sub(1),
+            NetItem::Event(NetEvent::Barrier(b)) if !b.options.is_unaligned() => {
+                // `isBlockingUpstream`: an aligned barrier stops the subpartition (seed 000 §5.4);
+                // at-least-once barriers do not block.
+                if b.options.is_exactly_once() {
+                    s.blocked = true;
+                }
+            }
+            NetItem::Event(_) => {}
+        }
+        Some(item)
+    }
+
+    /// Serialized bytes of an event on the wire.
+    pub fn event_bytes(_event: &NetEvent) -> u32 {
+        BARRIER_EVENT_BYTES
+    }
+
+    /// Total queued data buffers across subpartitions (for the UI's buffer fill).
+    pub fn queued_buffers(&self) -> u32 {
+        self.subpartitions.iter().map(|s| s.backlog).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::barrier::{CheckpointBarrier, CheckpointOptions, CheckpointType};
+
+    fn rec(bytes: u32) -> Record {
+        Record {
+            key: 1,
+            value: 0,
+            origin: 0,
+            seq: 0,
+            bytes,
+        }
+    }
+
+    fn partition(n: u32) -> ResultPartition {
+        ResultPartition::new(0, (0..n).collect(), 32 * 1024)
+    }
+
+    #[test]
+    fn pool_is_two_n_plus_eight() {
+        assert_eq!(partition(2).pool_size, 12);
+        assert_eq!(partition(1).pool_size, 10);
+        assert_eq!(partition(128).pool_size, 264);
+    }
+
+    #[test]
+    fn records_span_buffers_and_travel_with_the_buffer_they_complete_in() {
+        let mut p = partition(1);
+        let mut finished = 0;
+        for _ in 0..32 {
+            finished += p.emit(0, rec(1028)).finished;
+        }
+        // 31 records fill 31_868 bytes; the 32nd spans: 900 bytes here, 128 in the next buffer.
+        assert_eq!(finished, 1);
+        let NetItem::Buffer(b) = &p.subpartitions[0].queue[0] else {
+            panic!()
+        };
+        assert_eq!(b.bytes, 32768);
+        assert_eq!(b.records.len(), 31);
+        assert_eq!(p.subpartitions[0].builder.as_ref().unwrap().bytes, 128);
+        assert_eq!(p.in_use, 2);
+    }
+
+    #[test]
+    fn a_subpartition_at_ten_buffers_makes_the_pool_unavailable() {
+        let mut p = partition(2);
+        for _ in 0..9 {
+            p.emit(0, rec(32768));
+        }
+        assert!(p.is_available());
+        p.emit(0, rec(100));
+        assert_eq!(p.subpartitions[0].in_use, 10);
+        assert!(!p.is_available());
+        p.take(0);
+        p.recycle(0);
+        assert!(p.is_available());
+    }
+
+    #[test]
+    fn aligned_barrier_blocks_and_priority_barrier_overtakes() {
+        let mut p = partition(1);
+        p.emit(0, rec(32768));
+        p.emit(0, rec(32768));
+        let aligned = CheckpointBarrier {
+            id: 1,
+            timestamp: 0,
+            options: CheckpointOptions::for_config(CheckpointType::Checkpoint, true, false, 0),
+        };
+        p.broadcast_event(NetEvent::Barrier(aligned.clone()));
+        assert!(matches!(p.take(0), Some(NetItem::Buffer(_))));
+        assert!(matches!(p.take(0), Some(NetItem::Buffer(_))));
+        assert!(matches!(p.take(0), Some(NetItem::Event(_))));
+        assert!(p.subpartitions[0].blocked);
+        p.emit(0, rec(32768));
+        assert_eq!(p.take(0), None, "blocked until resumeConsumption");
+
+        let unaligned = CheckpointBarrier {
+            id: 2,
+            timestamp: 0,
+            options: CheckpointOptions::for_config(CheckpointType::Checkpoint, true, true, 0),
+        };
+        let overtaken = p.broadcast_priority_event(NetEvent::Barrier(unaligned));
+        assert_eq!(overtaken, vec![32768]);
+        assert!(
+            matches!(p.take(0), Some(NetItem::Event(_))),
+            "priority passes a block"
+        );
+    }
+}

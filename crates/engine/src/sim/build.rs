@@ -1,0 +1,172 @@
+//! Deploying a job: subtasks into slots, result partitions and input channels between them
+//! (`ExecutionGraph` + `ShuffleEnvironment` in Flink), operators with their initial state.
+
+use crate::barrier::{AnyBarrierHandler, CheckpointBarrierTracker, SingleCheckpointBarrierHandler};
+use crate::network::{ChannelKind, InputChannel, InputGate, Network, ResultPartition};
+use crate::scenario::{CheckpointingMode, JobGraph, Partitioner, Scenario};
+use crate::task::{pointwise_targets, Operator, OutputRoute, StreamTask};
+use crate::types::SubtaskId;
+
+/// The deployed job: one task per subtask, the network between them.
+pub struct Deployment {
+    pub tasks: Vec<StreamTask>,
+    pub net: Network,
+    /// TaskManager of each task (slot sharing: subtask i of every vertex shares slot i).
+    pub taskmanager: Vec<u32>,
+}
+
+/// Which consumers producer `i` of an edge feeds.
+fn targets(partitioner: Partitioner, i: u32, up: u32, down: u32) -> Vec<u32> {
+    match partitioner {
+        Partitioner::Forward | Partitioner::Rescale => pointwise_targets(i, up, down),
+        Partitioner::Hash | Partitioner::Rebalance | Partitioner::Broadcast => (0..down).collect(),
+    }
+}
+
+pub fn deploy(scenario: &Scenario, graph: &JobGraph) -> Result<Deployment, String> {
+    let config = &graph.config;
+    // Task index of (vertex, subtask).
+    let mut first_task = Vec::with_capacity(graph.vertices.len());
+    let mut count = 0u32;
+    for v in &graph.vertices {
+        first_task.push(count);
+        count += v.parallelism;
+    }
+    let slots = graph.slots_per_taskmanager.max(1);
+    let tms = graph.taskmanagers.max(1);
+    let taskmanager_of = |subtask: u32| (subtask / slots).min(tms - 1);
+    let mut taskmanager = Vec::with_capacity(count as usize);
+    for v in &graph.vertices {
+        for i in 0..v.parallelism {
+            taskmanager.push(taskmanager_of(i));
+        }
+    }
+
+    let mut net = Network::default();
+    // Per task: its input channels in order (edge order, then producer order), and outputs.
+    let mut inputs: Vec<Vec<u32>> = vec![Vec::new(); count as usize];
+    let mut outputs: Vec<Vec<OutputRoute>> = vec![Vec::new(); count as usize];
+    // (producer task, edge ordinal) -> consumer channel ids in subpartition order.
+    for v in &graph.vertices {
+        for (e_ord, edge) in v.outputs.iter().enumerate() {
+            let w = &graph.vertices[edge.target_vertex as usize];
+            let latency = edge.latency.unwrap_or(config.network_latency);
+            // One gate per consumer subtask for this edge.
+            let gate_base = net.gates.len() as u32;
+            for _ in 0..w.parallelism {
+                net.gates.push(InputGate::default());
+            }
+            // Channels are created consumer-major so each consumer's indices follow producer order.
+            let mut channel_of = vec![vec![None; w.parallelism as usize]; v.parallelism as usize];
+            for j in 0..w.parallelism {
+                let consumer = first_task[w.id as usize] + j;
+                for i in 0..v.parallelism {
+                    if !targets(edge.partitioner, i, v.parallelism, w.parallelism).contains(&j) {
+                        continue;
+                    }
+                    let producer = first_task[v.id as usize] + i;
+                    let local = taskmanager[producer as usize] == taskmanager[consumer as usize];
+                    let g = net.channels.len() as u32;
+                    let index = inputs[consumer as usize].len() as u32;
+                    net.channels.push(InputChannel::new(
+                        if local {
+                            ChannelKind::Local
+                        } else {
+                            ChannelKind::Remote
+                        },
+                        0, // partition and subpartition are filled in below
+                        0,
+                        consumer,
+                        index,
+                        gate_base + j,
+                        if local { 0 } else { latency },
+                    ));
+                    inputs[consumer as usize].push(g);
+                    channel_of[i as usize][j as usize] = Some(g);
+                }
+            }
+            for i in 0..v.parallelism {
+                let producer = first_task[v.id as usize] + i;
+                let consumers: Vec<u32> =
+                    targets(edge.partitioner, i, v.parallelism, w.parallelism)
+                        .into_iter()
+                        .filter_map(|j| channel_of[i as usize][j as usize])
+                        .collect();
+                let pid = net.partitions.len() as u32;
+                for (sub, &g) in consumers.iter().enumerate() {
+                    net.channels[g as usize].partition = pid;
+                    net.channels[g as usize].subpartition = sub as u32;
+                }
+                net.partitions.push(ResultPartition::new(
+                    producer,
+                    consumers,
+                    config.segment_size as u32,
+                ));
+                outputs[producer as usize].push(OutputRoute {
+                    partition: pid,
+                    partitioner: edge.partitioner,
+                    downstream_parallelism: w.parallelism,
+                    downstream_max_parallelism: w.max_parallelism,
+                    // Flink's rebalance starts at a random channel; a fixed per-subtask offset
+                    // keeps runs reproducible and still spreads the first records.
+                    next: i,
+                });
+                let _ = e_ord;
+            }
+        }
+    }
+
+    let exactly_once = config.checkpointing_mode == CheckpointingMode::ExactlyOnce;
+    let mut tasks = Vec::with_capacity(count as usize);
+    for v in &graph.vertices {
+        for i in 0..v.parallelism {
+            let index = first_task[v.id as usize] + i;
+            let mut operators = Vec::with_capacity(v.operators.len());
+            let mut costs = Vec::with_capacity(v.operators.len());
+            for &op in &v.operators {
+                let spec = &scenario.operators[op];
+                operators.push(Operator::new(
+                    &spec.kind,
+                    i,
+                    v.parallelism,
+                    v.max_parallelism,
+                    index,
+                    scenario.seed,
+                )?);
+                costs.push(spec.cost_per_record_micros()?);
+            }
+            let task_inputs = std::mem::take(&mut inputs[index as usize]);
+            let n = task_inputs.len() as u32;
+            let handler = (n > 0).then(|| {
+                let after_finish = config.checkpoints_after_tasks_finish;
+                match AnyBarrierHandler::for_mode(exactly_once, config.unaligned_enabled, n) {
+                    AnyBarrierHandler::Tracker(_) => AnyBarrierHandler::Tracker(
+                        CheckpointBarrierTracker::new(n)
+                            .with_checkpoints_after_tasks_finish(after_finish),
+                    ),
+                    AnyBarrierHandler::Single(s) => AnyBarrierHandler::Single(
+                        SingleCheckpointBarrierHandler::with_mode(s.mode(), n)
+                            .with_checkpoints_after_tasks_finish(after_finish),
+                    ),
+                }
+            });
+            tasks.push(StreamTask::new(
+                SubtaskId {
+                    vertex: v.id,
+                    subtask: i,
+                },
+                index,
+                operators,
+                costs,
+                task_inputs,
+                std::mem::take(&mut outputs[index as usize]),
+                handler,
+            ));
+        }
+    }
+    Ok(Deployment {
+        tasks,
+        net,
+        taskmanager,
+    })
+}

@@ -1,0 +1,161 @@
+//! The JobManager side: feeding the pure `CheckpointCoordinator` and carrying out its effects
+//! (RPCs to tasks with their latency, timers, the completed-checkpoint store's state).
+
+use super::{Event, JobStatus, Simulation};
+use crate::barrier::{CheckpointBarrier, CheckpointOptions, CheckpointType};
+use crate::coordinator::{CheckpointKind, CoordinatorEffect, CoordinatorInput};
+use crate::task::Mail;
+use crate::trace::TraceKind;
+use crate::types::SubtaskId;
+
+impl Simulation {
+    pub(crate) fn coordinator_input(&mut self, input: CoordinatorInput) {
+        if let CoordinatorInput::Acknowledge { id, subtask, .. } = &input {
+            self.trace.record(
+                self.now,
+                Some(*subtask),
+                TraceKind::Acknowledged { id: *id },
+            );
+        }
+        let effects = self.coordinator.handle(self.now, input);
+        for effect in effects {
+            self.apply_coordinator_effect(effect);
+        }
+    }
+
+    fn task_index(&self, id: SubtaskId) -> Option<u32> {
+        self.tasks.iter().position(|t| t.id == id).map(|i| i as u32)
+    }
+
+    fn send_mail(&mut self, to: &[SubtaskId], mail: impl Fn() -> Mail, urgent: bool) {
+        let at = self.now + self.params.rpc_latency;
+        for id in to {
+            if let Some(task) = self.task_index(*id) {
+                self.queue.push(
+                    at,
+                    Event::MailArrive {
+                        task,
+                        mail: mail(),
+                        urgent,
+                    },
+                );
+            }
+        }
+    }
+
+    fn apply_coordinator_effect(&mut self, effect: CoordinatorEffect) {
+        let now = self.now;
+        match effect {
+            CoordinatorEffect::ScheduleTimer { at, timer } => {
+                let generation = self.coordinator_timers.get(&timer).map_or(0, |g| g + 1);
+                self.coordinator_timers.insert(timer, generation);
+                self.queue
+                    .push(at, Event::CoordinatorTimer { timer, generation });
+            }
+            CoordinatorEffect::CancelTimer { timer } => {
+                self.coordinator_timers.remove(&timer);
+            }
+            CoordinatorEffect::TriggerTasks {
+                id,
+                timestamp,
+                props,
+                unaligned,
+                tasks,
+            } => {
+                let savepoint = props.kind != CheckpointKind::Checkpoint;
+                let c = &self.graph.config;
+                let options = CheckpointOptions::for_config(
+                    if savepoint {
+                        CheckpointType::Savepoint
+                    } else {
+                        CheckpointType::Checkpoint
+                    },
+                    c.checkpointing_mode == crate::scenario::CheckpointingMode::ExactlyOnce,
+                    c.unaligned_enabled,
+                    c.aligned_checkpoint_timeout,
+                );
+                let urgent = options.is_unaligned();
+                self.trace.record(
+                    now,
+                    None,
+                    TraceKind::CheckpointTriggered {
+                        id,
+                        savepoint,
+                        unaligned: unaligned && urgent,
+                    },
+                );
+                let barrier = CheckpointBarrier {
+                    id,
+                    timestamp,
+                    options,
+                };
+                self.send_mail(
+                    &tasks,
+                    || Mail::TriggerCheckpoint {
+                        barrier: barrier.clone(),
+                    },
+                    urgent,
+                );
+            }
+            CoordinatorEffect::CheckpointCompleted { checkpoint } => {
+                let id = checkpoint.id;
+                let size: u64 = checkpoint.handles.iter().map(|h| h.checkpointed_size).sum();
+                self.trace.record(
+                    now,
+                    None,
+                    TraceKind::CheckpointCompleted {
+                        id,
+                        duration: now.saturating_sub(checkpoint.trigger_timestamp),
+                        size,
+                    },
+                );
+                let keys: Vec<(u64, u32)> = self
+                    .acked_state
+                    .range((id, 0)..=(id, u32::MAX))
+                    .map(|(k, _)| *k)
+                    .collect();
+                let mut state = std::collections::BTreeMap::new();
+                for key in keys {
+                    if let Some(s) = self.acked_state.remove(&key) {
+                        state.insert(key.1, s);
+                    }
+                }
+                self.completed_state.insert(id, state);
+            }
+            CoordinatorEffect::NotifyCheckpointComplete { id, tasks } => {
+                self.send_mail(&tasks, || Mail::NotifyCheckpointComplete { id }, false);
+            }
+            CoordinatorEffect::NotifyCheckpointAborted { id, tasks } => {
+                self.send_mail(&tasks, || Mail::NotifyCheckpointAborted { id }, false);
+            }
+            CoordinatorEffect::CheckpointAborted { id, reason } => {
+                self.trace.record(
+                    now,
+                    None,
+                    TraceKind::CheckpointAborted {
+                        id,
+                        reason: reason.name().to_string(),
+                    },
+                );
+                self.acked_state.retain(|(cid, _), _| *cid != id);
+            }
+            CoordinatorEffect::RequestQueued { .. } => {}
+            CoordinatorEffect::RequestRejected { reason, .. } => self.trace.record(
+                now,
+                None,
+                TraceKind::TriggerRejected {
+                    reason: reason.name().to_string(),
+                },
+            ),
+            CoordinatorEffect::AckIgnored { .. } => {}
+            CoordinatorEffect::FailJob { reason } => {
+                self.trace
+                    .record(now, None, TraceKind::JobFailed { reason });
+                self.status = JobStatus::Failed;
+            }
+            CoordinatorEffect::Subsumed { id } => {
+                self.completed_state.remove(&id);
+            }
+        }
+    }
+}

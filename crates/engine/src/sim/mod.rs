@@ -1,0 +1,440 @@
+//! The event loop (after dslab-core's queue and madsim's seeded runtime): it owns time and the
+//! seeded RNG, delivers RPCs with their latency, fires timers, and runs tasks when they are due.
+//! The whole `Simulation` is `Clone`, so a UI can keep snapshots and re-run from them.
+
+mod build;
+mod coordination;
+mod queue;
+mod remote;
+mod report;
+
+pub use queue::EventQueue;
+pub use report::{backpressure_level, CheckpointRow, VertexPhases};
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use rand_chacha::ChaCha8Rng;
+use rand_core::{RngCore, SeedableRng};
+
+use crate::coordinator::{
+    CheckpointCoordinator, CheckpointCoordinatorConfiguration, CoordinatorInput, CoordinatorTimer,
+    ExternalizedCheckpointRetention,
+};
+use crate::network::{NetItem, Network};
+use crate::scenario::{CheckpointingMode, JobGraph, Scenario};
+use crate::task::{Mail, StreamTask, TaskCtx, TaskEffect, TaskParams, TaskStateSnapshot};
+use crate::trace::Trace;
+use crate::types::{CheckpointId, Micros, SubtaskId};
+
+/// Flink's `JobStatus`, as far as the simulation reaches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum JobStatus {
+    Running,
+    Finished,
+    Failed,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) enum Event {
+    TaskWake {
+        task: u32,
+    },
+    /// An RPC reaches a task's mailbox.
+    MailArrive {
+        task: u32,
+        mail: Mail,
+        urgent: bool,
+    },
+    /// An RPC reaches the JobManager's coordinator.
+    ToCoordinator(CoordinatorInput),
+    CoordinatorTimer {
+        timer: CoordinatorTimer,
+        generation: u64,
+    },
+    OutputFlush {
+        task: u32,
+    },
+    AsyncDone {
+        task: u32,
+        id: CheckpointId,
+    },
+    AlignmentTimer {
+        task: u32,
+        id: CheckpointId,
+    },
+    ProcessingTimer {
+        task: u32,
+        at: Micros,
+    },
+    NetArrive {
+        channel: u32,
+        item: NetItem,
+        backlog: u32,
+    },
+    CreditArrive {
+        channel: u32,
+        credit: u32,
+    },
+    ResumeArrive {
+        channel: u32,
+    },
+}
+
+/// Latencies and timings the loop applies.
+#[derive(Debug, Clone)]
+pub struct SimParams {
+    pub rpc_latency: Micros,
+    pub network_throughput: u64,
+    pub buffer_timeout: Option<Micros>,
+    pub task: TaskParams,
+}
+
+#[derive(Debug, Clone)]
+pub struct Simulation {
+    pub scenario: Scenario,
+    pub graph: JobGraph,
+    pub now: Micros,
+    pub status: JobStatus,
+    pub tasks: Vec<StreamTask>,
+    pub net: Network,
+    pub taskmanager: Vec<u32>,
+    pub coordinator: CheckpointCoordinator,
+    pub trace: Trace,
+    pub params: SimParams,
+    /// State acknowledged for checkpoints still pending: (id, task) → snapshot.
+    pub(crate) acked_state: BTreeMap<(CheckpointId, u32), TaskStateSnapshot>,
+    /// State of completed checkpoints (and savepoints) still retained: id → per task.
+    pub completed_state: BTreeMap<CheckpointId, BTreeMap<u32, TaskStateSnapshot>>,
+    queue: EventQueue<Event>,
+    rng: ChaCha8Rng,
+    wake_at: Vec<Option<Micros>>,
+    timer_at: Vec<Option<Micros>>,
+    alignment_timers: BTreeSet<(u32, CheckpointId)>,
+    coordinator_timers: BTreeMap<CoordinatorTimer, u64>,
+    effects: Vec<TaskEffect>,
+    /// Events processed so far.
+    pub events: u64,
+}
+
+pub fn coordinator_config(graph: &JobGraph) -> CheckpointCoordinatorConfiguration {
+    let c = &graph.config;
+    CheckpointCoordinatorConfiguration {
+        interval: c.checkpoint_interval,
+        timeout: c.checkpoint_timeout,
+        min_pause: c.min_pause,
+        max_concurrent: c.max_concurrent_checkpoints,
+        tolerable_failed_checkpoints: c.tolerable_failed_checkpoints,
+        num_retained: c.num_retained,
+        exactly_once: c.checkpointing_mode == CheckpointingMode::ExactlyOnce,
+        unaligned: c.unaligned_enabled,
+        aligned_checkpoint_timeout: c.aligned_checkpoint_timeout,
+        checkpoints_after_tasks_finish: c.checkpoints_after_tasks_finish,
+        externalized_retention: match c.externalized_checkpoint_retention {
+            crate::scenario::ExternalizedCheckpointRetention::DeleteOnCancellation => {
+                ExternalizedCheckpointRetention::DeleteOnCancellation
+            }
+            crate::scenario::ExternalizedCheckpointRetention::RetainOnCancellation => {
+                ExternalizedCheckpointRetention::RetainOnCancellation
+            }
+            crate::scenario::ExternalizedCheckpointRetention::NoExternalizedCheckpoints => {
+                ExternalizedCheckpointRetention::NoExternalizedCheckpoints
+            }
+        },
+    }
+}
+
+impl Simulation {
+    /// Validates the scenario and deploys the job at time 0; nothing has run yet.
+    pub fn new(scenario: Scenario) -> Result<Simulation, String> {
+        let graph = scenario.validate().map_err(|errors| {
+            errors
+                .iter()
+                .map(|e| e.to_string())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })?;
+        let deployment = build::deploy(&scenario, &graph)?;
+        let c = &graph.config;
+        let params = SimParams {
+            rpc_latency: c.rpc_latency,
+            network_throughput: c.network_throughput,
+            buffer_timeout: (c.buffer_timeout_enabled && c.buffer_timeout > 0)
+                .then_some(c.buffer_timeout),
+            task: TaskParams {
+                segment_size: c.segment_size as u32,
+                storage_write_latency: c.storage_write_latency,
+                storage_write_throughput: c.storage_write_throughput,
+                inline_threshold: c.data_inline_threshold,
+            },
+        };
+        let job_id = format!(
+            "{:032x}",
+            u128::from(crate::task::mix64(scenario.seed)) << 64
+                | u128::from(crate::task::mix64(!scenario.seed))
+        );
+        let coordinator = CheckpointCoordinator::new(coordinator_config(&graph), &job_id)
+            .with_stats_history(c.web_checkpoints_history as usize);
+        let n = deployment.tasks.len();
+        let mut sim = Simulation {
+            rng: ChaCha8Rng::seed_from_u64(scenario.seed),
+            scenario,
+            graph,
+            now: 0,
+            status: JobStatus::Running,
+            tasks: deployment.tasks,
+            net: deployment.net,
+            taskmanager: deployment.taskmanager,
+            coordinator,
+            trace: Trace::default(),
+            params,
+            acked_state: BTreeMap::new(),
+            completed_state: BTreeMap::new(),
+            queue: EventQueue::default(),
+            wake_at: vec![None; n],
+            timer_at: vec![None; n],
+            alignment_timers: BTreeSet::new(),
+            coordinator_timers: BTreeMap::new(),
+            effects: Vec::new(),
+            events: 0,
+        };
+        sim.start();
+        Ok(sim)
+    }
+
+    /// Job start: every task runs once, output flushers start, the coordinator gets its plan
+    /// and starts the periodic scheduler.
+    fn start(&mut self) {
+        for t in 0..self.tasks.len() as u32 {
+            self.schedule_wake(t, 0);
+            if let Some(timeout) = self.params.buffer_timeout {
+                if !self.tasks[t as usize].outputs.is_empty() {
+                    self.queue.push(timeout, Event::OutputFlush { task: t });
+                }
+            }
+        }
+        let sources: Vec<SubtaskId> = self
+            .tasks
+            .iter()
+            .filter(|t| t.is_source())
+            .map(|t| t.id)
+            .collect();
+        let all: Vec<SubtaskId> = self.tasks.iter().map(|t| t.id).collect();
+        self.coordinator_input(CoordinatorInput::SetPlan { sources, all });
+        if self
+            .coordinator
+            .config()
+            .is_periodic_checkpointing_configured()
+        {
+            let random = self.rng.next_u64();
+            self.coordinator_input(CoordinatorInput::StartScheduler { random });
+        }
+    }
+
+    /// Time of the next event, if any.
+    pub fn next_event_time(&self) -> Option<Micros> {
+        self.queue.peek_time()
+    }
+
+    /// Processes every event up to and including `until`, then sets the clock to `until`.
+    pub fn run_until(&mut self, until: Micros) {
+        while self.status == JobStatus::Running {
+            match self.queue.peek_time() {
+                Some(t) if t <= until => {
+                    self.step();
+                }
+                _ => break,
+            }
+        }
+        if until > self.now {
+            self.now = until;
+        }
+        for t in &mut self.tasks {
+            t.time.advance(self.now);
+        }
+    }
+
+    /// Processes the next event. Returns false when there is none.
+    pub fn step(&mut self) -> bool {
+        let Some((time, event)) = self.queue.pop() else {
+            return false;
+        };
+        self.now = self.now.max(time);
+        self.events += 1;
+        self.dispatch(event);
+        true
+    }
+
+    fn dispatch(&mut self, event: Event) {
+        match event {
+            Event::TaskWake { task } => {
+                if self.wake_at[task as usize] == Some(self.now) {
+                    self.wake_at[task as usize] = None;
+                    self.with_task(task, |t, ctx| t.step(ctx));
+                }
+            }
+            Event::MailArrive { task, mail, urgent } => {
+                self.with_task(task, |t, ctx| t.put_mail(mail, urgent, ctx));
+                self.schedule_wake(task, self.now);
+            }
+            Event::ToCoordinator(input) => self.coordinator_input(input),
+            Event::CoordinatorTimer { timer, generation } => {
+                if self.coordinator_timers.get(&timer) == Some(&generation) {
+                    self.coordinator_timers.remove(&timer);
+                    let input = match timer {
+                        CoordinatorTimer::Periodic => CoordinatorInput::PeriodicTimerFired,
+                        CoordinatorTimer::Expiry(id) => CoordinatorInput::ExpiryTimerFired { id },
+                    };
+                    self.coordinator_input(input);
+                }
+            }
+            Event::OutputFlush { task } => {
+                if self.tasks[task as usize].status == crate::task::TaskStatus::Running {
+                    self.with_task(task, |t, ctx| t.flush_outputs(ctx));
+                    if let Some(timeout) = self.params.buffer_timeout {
+                        self.queue
+                            .push(self.now + timeout, Event::OutputFlush { task });
+                    }
+                }
+            }
+            Event::AsyncDone { task, id } => self.with_task(task, |t, ctx| t.async_done(id, ctx)),
+            Event::AlignmentTimer { task, id } => {
+                if self.alignment_timers.remove(&(task, id)) {
+                    self.with_task(task, |t, ctx| {
+                        t.put_mail(Mail::AlignmentTimeout { id }, true, ctx)
+                    });
+                    self.schedule_wake(task, self.now);
+                }
+            }
+            Event::ProcessingTimer { task, at } => {
+                if self.timer_at[task as usize] == Some(at) {
+                    self.timer_at[task as usize] = None;
+                    self.with_task(task, |t, ctx| {
+                        t.put_mail(Mail::ProcessingTimeTimers, false, ctx)
+                    });
+                    self.schedule_wake(task, self.now);
+                }
+            }
+            Event::NetArrive {
+                channel,
+                item,
+                backlog,
+            } => self.net_arrive(channel, item, backlog),
+            Event::CreditArrive { channel, credit } => self.credit_arrive(channel, credit),
+            Event::ResumeArrive { channel } => self.resume_arrive(channel),
+        }
+    }
+
+    /// Runs `f` on task `task` with a context over the network and trace, then applies the
+    /// effects it reported.
+    fn with_task(&mut self, task: u32, f: impl FnOnce(&mut StreamTask, &mut TaskCtx)) {
+        let mut effects = std::mem::take(&mut self.effects);
+        {
+            let mut ctx = TaskCtx {
+                now: self.now,
+                net: &mut self.net,
+                trace: &mut self.trace,
+                effects: &mut effects,
+                params: &self.params.task,
+            };
+            f(&mut self.tasks[task as usize], &mut ctx);
+        }
+        for effect in effects.drain(..) {
+            self.apply_task_effect(effect);
+        }
+        self.effects = effects;
+    }
+
+    pub(crate) fn schedule_wake(&mut self, task: u32, at: Micros) {
+        let at = at.max(self.now);
+        match self.wake_at[task as usize] {
+            Some(t) if t <= at && t >= self.now => {}
+            _ => {
+                self.wake_at[task as usize] = Some(at);
+                self.queue.push(at, Event::TaskWake { task });
+            }
+        }
+    }
+
+    fn apply_task_effect(&mut self, effect: TaskEffect) {
+        let now = self.now;
+        match effect {
+            TaskEffect::Wake { task, at } => self.schedule_wake(task, at),
+            TaskEffect::Poke { task } => self.schedule_wake(task, now),
+            TaskEffect::SendOnChannel { channel } => self.try_send(channel),
+            TaskEffect::Resume { channel } => {
+                let latency = self.net.channels[channel as usize].latency;
+                self.queue
+                    .push(now + latency, Event::ResumeArrive { channel });
+            }
+            TaskEffect::Recycled { channel } => self.remote_recycled(channel),
+            TaskEffect::AsyncDone { task, id, at } => {
+                self.queue.push(at, Event::AsyncDone { task, id })
+            }
+            TaskEffect::AlignmentTimer { task, id, at } => {
+                if self.alignment_timers.insert((task, id)) {
+                    self.queue.push(at, Event::AlignmentTimer { task, id });
+                }
+            }
+            TaskEffect::TimerAt { task, at } => {
+                let at = at.max(now);
+                match self.timer_at[task as usize] {
+                    Some(t) if t <= at => {}
+                    _ => {
+                        self.timer_at[task as usize] = Some(at);
+                        self.queue.push(at, Event::ProcessingTimer { task, at });
+                    }
+                }
+            }
+            TaskEffect::Ack {
+                task,
+                id,
+                metrics,
+                snapshot,
+            } => {
+                self.acked_state.insert((id, task), *snapshot);
+                let input = CoordinatorInput::Acknowledge {
+                    id,
+                    subtask: self.tasks[task as usize].id,
+                    metrics,
+                    handle_key: (id << 32) | u64::from(task),
+                };
+                self.queue
+                    .push(now + self.params.rpc_latency, Event::ToCoordinator(input));
+            }
+            TaskEffect::Decline { task, id, reason } => {
+                let input = CoordinatorInput::Decline {
+                    id,
+                    subtask: self.tasks[task as usize].id,
+                    reason,
+                };
+                self.queue
+                    .push(now + self.params.rpc_latency, Event::ToCoordinator(input));
+            }
+            TaskEffect::Finished { task } => {
+                let input = CoordinatorInput::TasksFinished {
+                    tasks: vec![self.tasks[task as usize].id],
+                };
+                self.queue
+                    .push(now + self.params.rpc_latency, Event::ToCoordinator(input));
+                if self
+                    .tasks
+                    .iter()
+                    .all(|t| t.status == crate::task::TaskStatus::Finished)
+                {
+                    self.status = JobStatus::Finished;
+                    self.coordinator_input(CoordinatorInput::Shutdown);
+                }
+            }
+        }
+    }
+
+    /// The run's trace fingerprint so far.
+    pub fn fingerprint(&self) -> String {
+        self.trace.fingerprint()
+    }
+
+    /// Index of the first task of the vertex with id `vertex`.
+    pub fn vertex_tasks(&self, vertex: u32) -> impl Iterator<Item = &StreamTask> {
+        self.tasks.iter().filter(move |t| t.id.vertex == vertex)
+    }
+}

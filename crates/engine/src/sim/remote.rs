@@ -1,0 +1,184 @@
+//! Remote channels: credit-based flow control between a `PipelinedSubpartition` and a
+//! `RemoteInputChannel` (flink-defaults §2). Data buffers go on the wire only against credit;
+//! events need none. Local channels bypass all of this.
+
+use super::{Event, Simulation};
+use crate::network::{NetEvent, NetItem, ResultPartition};
+
+impl Simulation {
+    /// `CreditBasedSequenceNumberingViewReader`: sends what credit allows, in queue order.
+    pub(crate) fn try_send(&mut self, channel: u32) {
+        let now = self.now;
+        let (pid, sub) = {
+            let c = &self.net.channels[channel as usize];
+            (c.partition as usize, c.subpartition as usize)
+        };
+        loop {
+            let p = &mut self.net.partitions[pid];
+            if !p.subpartitions[sub].has_available() {
+                break;
+            }
+            let is_buffer = p.subpartitions[sub].next_is_buffer();
+            if is_buffer && p.subpartitions[sub].credit == 0 {
+                break;
+            }
+            let Some(item) = p.take(sub) else { break };
+            let backlog = p.subpartitions[sub].backlog;
+            let bytes = match &item {
+                NetItem::Buffer(b) => u64::from(b.bytes),
+                NetItem::Event(e) => u64::from(ResultPartition::event_bytes(e)),
+            };
+            let slice = matches!(&item, NetItem::Buffer(b) if b.slice);
+            if is_buffer {
+                p.subpartitions[sub].credit -= 1;
+            }
+            if is_buffer && !slice {
+                // Netty wrote the buffer: it goes back to the producer's pool.
+                let was = p.is_available();
+                p.recycle(sub);
+                if !was && p.is_available() {
+                    let producer = p.producer;
+                    self.schedule_wake(producer, now);
+                }
+            }
+            let c = &mut self.net.channels[channel as usize];
+            if is_buffer {
+                c.in_transit += 1;
+            }
+            let start = c.link_free_at.max(now);
+            let transfer = (u128::from(bytes) * 1_000_000
+                / u128::from(self.params.network_throughput.max(1)))
+                as u64;
+            c.link_free_at = start + transfer;
+            let arrival = start + transfer + c.latency;
+            self.queue.push(
+                arrival,
+                Event::NetArrive {
+                    channel,
+                    item,
+                    backlog,
+                },
+            );
+        }
+    }
+
+    /// `RemoteInputChannel.onBuffer`: queue it, announce the backlog, request floating buffers.
+    pub(crate) fn net_arrive(&mut self, channel: u32, item: NetItem, backlog: u32) {
+        let now = self.now;
+        let c = &mut self.net.channels[channel as usize];
+        let task = c.task;
+        match item {
+            NetItem::Buffer(b) => {
+                c.in_transit = c.in_transit.saturating_sub(1);
+                c.held += 1;
+                c.backlog = backlog;
+                c.received.push_back(NetItem::Buffer(b));
+                self.request_floating(channel);
+            }
+            NetItem::Event(NetEvent::Barrier(barrier)) if barrier.options.is_unaligned() => {
+                // A priority event overtakes what is queued in the channel; that data becomes the
+                // consumer's input channel state.
+                let overtaken: u64 = c.received.iter().map(|i| u64::from(i.data_bytes())).sum();
+                let id = barrier.id;
+                c.received
+                    .push_front(NetItem::Event(NetEvent::Barrier(barrier)));
+                if overtaken > 0 {
+                    let index = c.index;
+                    *self.tasks[task as usize]
+                        .checkpointing
+                        .overtaken_input
+                        .entry(id)
+                        .or_default() += overtaken;
+                    self.trace.record(
+                        now,
+                        Some(self.tasks[task as usize].id),
+                        crate::trace::TraceKind::InFlightPersisted {
+                            id,
+                            channel: index,
+                            bytes: overtaken,
+                        },
+                    );
+                }
+            }
+            other => c.received.push_back(other),
+        }
+        self.schedule_wake(task, now);
+    }
+
+    /// `requestFloatingBuffers(backlog + initialCredit)` from the gate's pool; each buffer granted
+    /// is announced to the sender as credit.
+    fn request_floating(&mut self, channel: u32) {
+        let c = &self.net.channels[channel as usize];
+        let want = c.floating_wanted();
+        if want == 0 {
+            return;
+        }
+        let gate = &mut self.net.gates[c.gate as usize];
+        let granted = want.min(gate.floating_available);
+        gate.floating_available -= granted;
+        if granted < want && !gate.waiting.contains(&channel) {
+            gate.waiting.push_back(channel);
+        }
+        if granted > 0 {
+            let c = &mut self.net.channels[channel as usize];
+            c.floating += granted;
+            let latency = c.latency;
+            self.queue.push(
+                self.now + latency,
+                Event::CreditArrive {
+                    channel,
+                    credit: granted,
+                },
+            );
+        }
+    }
+
+    /// The task read a buffer of a remote channel: a surplus floating buffer returns to the gate
+    /// (and to a channel waiting for one); otherwise the freed buffer is new credit.
+    pub(crate) fn remote_recycled(&mut self, channel: u32) {
+        let now = self.now;
+        let c = &mut self.net.channels[channel as usize];
+        c.held = c.held.saturating_sub(1);
+        let latency = c.latency;
+        if c.floating_surplus() {
+            c.floating -= 1;
+            let gate = c.gate as usize;
+            let waiting = self.net.gates[gate].waiting.pop_front();
+            match waiting {
+                Some(w) => {
+                    let wc = &mut self.net.channels[w as usize];
+                    wc.floating += 1;
+                    let l = wc.latency;
+                    self.queue.push(
+                        now + l,
+                        Event::CreditArrive {
+                            channel: w,
+                            credit: 1,
+                        },
+                    );
+                    if wc.floating_wanted() > 0 {
+                        self.net.gates[gate].waiting.push_back(w);
+                    }
+                }
+                None => self.net.gates[gate].floating_available += 1,
+            }
+        } else {
+            self.queue
+                .push(now + latency, Event::CreditArrive { channel, credit: 1 });
+        }
+    }
+
+    pub(crate) fn credit_arrive(&mut self, channel: u32, credit: u32) {
+        let c = &self.net.channels[channel as usize];
+        let (pid, sub) = (c.partition as usize, c.subpartition as usize);
+        self.net.partitions[pid].subpartitions[sub].credit += credit;
+        self.try_send(channel);
+    }
+
+    pub(crate) fn resume_arrive(&mut self, channel: u32) {
+        let c = &self.net.channels[channel as usize];
+        let (pid, sub) = (c.partition as usize, c.subpartition as usize);
+        self.net.partitions[pid].subpartitions[sub].blocked = false;
+        self.try_send(channel);
+    }
+}

@@ -1,0 +1,213 @@
+//! What a run reports: Flink's REST shapes (checkpoints, config, details, per-subtask details,
+//! backpressure) and a compact per-checkpoint history like the seed's §10 table.
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use super::Simulation;
+use crate::stats::{
+    checkpoint_config_info, checkpoint_statistics_details, checkpointing_statistics,
+    task_checkpoint_statistics_with_subtask_details,
+};
+use crate::task::TimeSplit;
+use crate::types::{CheckpointId, Micros};
+
+/// One vertex's slowest subtask per phase, for one checkpoint.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct VertexPhases {
+    pub vertex: String,
+    pub max_start_delay: Micros,
+    pub max_alignment: Micros,
+    pub max_sync: Micros,
+    pub max_async: Micros,
+    pub persisted: u64,
+}
+
+/// One row of the history table.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct CheckpointRow {
+    pub id: CheckpointId,
+    pub status: String,
+    pub savepoint: bool,
+    pub unaligned: bool,
+    pub trigger: Micros,
+    /// End-to-end duration (completion − trigger); `None` while in progress or failed.
+    pub duration: Option<Micros>,
+    pub checkpointed_size: u64,
+    pub persisted: u64,
+    pub acknowledged: u32,
+    pub total: u32,
+    pub vertices: Vec<VertexPhases>,
+}
+
+/// Flink's `JobVertexBackPressureInfo.VertexBackPressureLevel`: OK ≤ 10 %, LOW ≤ 50 %, HIGH.
+pub fn backpressure_level(ratio_milli: u64) -> &'static str {
+    if ratio_milli <= 100 {
+        "ok"
+    } else if ratio_milli <= 500 {
+        "low"
+    } else {
+        "high"
+    }
+}
+
+fn ratio(part: Micros, split: &TimeSplit) -> f64 {
+    let total = split.total();
+    if total == 0 {
+        0.0
+    } else {
+        // Display only: never fed back into the simulation.
+        (part * 1000 / total) as f64 / 1000.0
+    }
+}
+
+impl Simulation {
+    /// Vertex names as Flink's UI shows them, by vertex id.
+    pub fn vertex_names(&self) -> Vec<String> {
+        self.graph.vertices.iter().map(|v| v.name.clone()).collect()
+    }
+
+    /// Checkpoints in the statistics history, oldest first.
+    pub fn checkpoint_rows(&self) -> Vec<CheckpointRow> {
+        let names = self.vertex_names();
+        let mut rows: Vec<CheckpointRow> = self
+            .coordinator
+            .stats()
+            .history()
+            .map(|cp| {
+                let vertices = cp
+                    .tasks
+                    .iter()
+                    .map(|(v, t)| VertexPhases {
+                        vertex: names.get(*v as usize).cloned().unwrap_or_default(),
+                        max_start_delay: t
+                            .subtasks
+                            .values()
+                            .map(|s| s.metrics.start_delay)
+                            .max()
+                            .unwrap_or(0),
+                        max_alignment: t
+                            .subtasks
+                            .values()
+                            .map(|s| s.metrics.alignment_duration)
+                            .max()
+                            .unwrap_or(0),
+                        max_sync: t
+                            .subtasks
+                            .values()
+                            .map(|s| s.metrics.sync_duration)
+                            .max()
+                            .unwrap_or(0),
+                        max_async: t
+                            .subtasks
+                            .values()
+                            .map(|s| s.metrics.async_duration)
+                            .max()
+                            .unwrap_or(0),
+                        persisted: t.persisted_data(),
+                    })
+                    .collect();
+                CheckpointRow {
+                    id: cp.id,
+                    status: format!("{:?}", cp.status),
+                    savepoint: cp.props.kind != crate::coordinator::CheckpointKind::Checkpoint,
+                    unaligned: cp.unaligned,
+                    trigger: cp.trigger_timestamp,
+                    duration: cp
+                        .completion_timestamp
+                        .map(|c| c.saturating_sub(cp.trigger_timestamp)),
+                    checkpointed_size: cp.checkpointed_size(),
+                    persisted: cp.persisted_data(),
+                    acknowledged: cp.num_acknowledged(),
+                    total: cp.num_subtasks(),
+                    vertices,
+                }
+            })
+            .collect();
+        rows.sort_by_key(|r| r.id);
+        rows
+    }
+
+    /// `/jobs/:id/vertices/:vid/backpressure` for every vertex, over the last `window` seconds.
+    pub fn backpressure(&self, window: usize) -> Value {
+        let mut out = serde_json::Map::new();
+        for v in &self.graph.vertices {
+            let mut worst = 0;
+            let subtasks: Vec<Value> = self
+                .vertex_tasks(v.id)
+                .map(|t| {
+                    let split = t.time.recent(window);
+                    let bp_milli = if split.total() == 0 {
+                        0
+                    } else {
+                        split.backpressured * 1000 / split.total()
+                    };
+                    worst = worst.max(bp_milli);
+                    json!({
+                        "subtask": t.id.subtask,
+                        "attempt-number": 0,
+                        "backpressureLevel": backpressure_level(bp_milli),
+                        "ratio": ratio(split.backpressured, &split),
+                        "idleRatio": ratio(split.idle, &split),
+                        "busyRatio": ratio(split.busy, &split),
+                        "records-in": t.records_in,
+                        "records-out": t.records_out,
+                    })
+                })
+                .collect();
+            out.insert(
+                v.name.clone(),
+                json!({
+                    "status": "ok",
+                    "backpressureLevel": backpressure_level(worst),
+                    "end-timestamp": self.now / 1000,
+                    "subtasks": subtasks,
+                }),
+            );
+        }
+        Value::Object(out)
+    }
+
+    /// The whole run in Flink's REST shapes:
+    /// `{"checkpoints", "config", "details": {id: …}, "subtasks": {id: {vertex: …}}, "backpressure", "fingerprint"}`.
+    pub fn json_report(&self) -> Value {
+        let names = self.vertex_names();
+        let tracker = self.coordinator.stats();
+        let ids: Vec<CheckpointId> = tracker.history().map(|c| c.id).collect();
+        let mut details = serde_json::Map::new();
+        let mut subtasks = serde_json::Map::new();
+        for id in ids {
+            if let Ok(d) = checkpoint_statistics_details(tracker, id, &names) {
+                details.insert(
+                    id.to_string(),
+                    serde_json::to_value(d).unwrap_or(Value::Null),
+                );
+            }
+            let mut per_vertex = serde_json::Map::new();
+            for v in &self.graph.vertices {
+                if let Ok(s) = task_checkpoint_statistics_with_subtask_details(tracker, id, v.id) {
+                    per_vertex.insert(
+                        v.name.clone(),
+                        serde_json::to_value(s).unwrap_or(Value::Null),
+                    );
+                }
+            }
+            subtasks.insert(id.to_string(), Value::Object(per_vertex));
+        }
+        let config = checkpoint_config_info(
+            self.coordinator.config(),
+            "HashMapStateBackend",
+            "FileSystemCheckpointStorage",
+        )
+        .map(|c| serde_json::to_value(c).unwrap_or(Value::Null))
+        .unwrap_or_else(|message| json!({ "errors": [message] }));
+        json!({
+            "checkpoints": serde_json::to_value(checkpointing_statistics(tracker, &names)).unwrap_or(Value::Null),
+            "config": config,
+            "details": details,
+            "subtasks": subtasks,
+            "backpressure": self.backpressure(5),
+            "fingerprint": self.fingerprint(),
+        })
+    }
+}

@@ -1,0 +1,477 @@
+//! `SubtaskCheckpointCoordinatorImpl`: a task taking a checkpoint (seed 000 §4.3–§4.5). All steps
+//! of `checkpointState` run in one mailbox action; the sync phase blocks the task, the async
+//! phase runs "off the task thread" and ends in an ack to the coordinator.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::mailbox::Mail;
+use super::operators::Operator;
+use super::stream_task::StreamTask;
+use super::{TaskCtx, TaskEffect};
+use crate::barrier::{BarrierHandler, CheckpointBarrier, HandlerInput};
+use crate::coordinator::{CheckpointFailureReason, SubtaskCheckpointMetrics};
+use crate::network::NetEvent;
+use crate::state::{KeyedStateSnapshot, OperatorStateSnapshot};
+use crate::trace::TraceKind;
+use crate::types::{CheckpointId, Micros};
+
+/// Fixed part of the sync phase: `takeSnapshotSync` bookkeeping and the state table's
+/// copy-on-write snapshot (a version bump), independent of state size.
+pub const SYNC_BASE: Micros = 120;
+/// Copy-on-write snapshot cost grows with the number of state map entries (the snapshot shares
+/// them, but Flink still copies the bucket array): one microsecond per 64 entries.
+pub const SYNC_ENTRIES_PER_MICRO: u64 = 64;
+/// Serializing state in the async phase before it is written: bytes per microsecond.
+pub const SERIALIZE_BYTES_PER_MICRO: u64 = 400;
+/// Fixed part of the async phase (`AsyncCheckpointRunnable` scheduling, handle bookkeeping).
+pub const ASYNC_BASE: Micros = 200;
+
+/// What a subtask acknowledges for one checkpoint: its state handles, with content so a restore
+/// is exact.
+#[derive(Debug, Clone, Default)]
+pub struct TaskStateSnapshot {
+    /// Keyed state per chained operator index.
+    pub keyed: Vec<(usize, KeyedStateSnapshot)>,
+    /// Operator (list) state per chained operator index (source offsets).
+    pub operator: Vec<(usize, OperatorStateSnapshot)>,
+    /// Pre-committed, not yet committed two-phase-commit transactions: (checkpoint, records).
+    pub committables: Vec<(CheckpointId, Vec<(u32, u64)>)>,
+    /// In-flight data written as channel state (bytes): output and input side.
+    pub output_channel_state: u64,
+    pub input_channel_state: u64,
+}
+
+impl TaskStateSnapshot {
+    /// Bytes of operator and keyed state (not channel state).
+    pub fn operator_state_bytes(&self) -> u64 {
+        self.keyed.iter().map(|(_, k)| k.state_size).sum::<u64>()
+            + self.operator.iter().map(|(_, o)| o.state_size).sum::<u64>()
+            + self
+                .committables
+                .iter()
+                .map(|(_, c)| 16 + 12 * c.len() as u64)
+                .sum::<u64>()
+    }
+}
+
+/// A checkpoint this subtask has started and not yet acknowledged.
+#[derive(Debug, Clone)]
+pub struct PendingSnapshot {
+    pub barrier: CheckpointBarrier,
+    pub metrics: SubtaskCheckpointMetrics,
+    pub snapshot: TaskStateSnapshot,
+    pub sync_end: Micros,
+    pub async_done: bool,
+    /// Unaligned input side: all barriers are in (always true for aligned checkpoints).
+    pub input_complete: bool,
+    /// Aligned-with-timeout output side: the barrier left every output queue or was promoted
+    /// by the timeout, so the output channel state is known.
+    pub output_settled: bool,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct SubtaskCheckpointCoordinator {
+    pub last_checkpoint_id: CheckpointId,
+    /// Checkpoints the coordinator aborted before this task got to them (`abortedCheckpointIds`).
+    pub aborted: BTreeSet<CheckpointId>,
+    pub pending: BTreeMap<CheckpointId, PendingSnapshot>,
+    /// Checkpoints this subtask acknowledged (bounded, newest last), for inspectors.
+    pub acknowledged: Vec<CheckpointId>,
+    /// Input data an unaligned barrier overtook inside remote input channels, per checkpoint.
+    pub overtaken_input: BTreeMap<CheckpointId, u64>,
+}
+
+impl StreamTask {
+    /// `checkpointState`, steps 0–5. Returns the sync phase's duration (the task is busy for it).
+    pub(super) fn perform_checkpoint(
+        &mut self,
+        barrier: CheckpointBarrier,
+        start_delay: Micros,
+        alignment_duration: Micros,
+        processed_bytes: u64,
+        ctx: &mut TaskCtx,
+    ) -> Micros {
+        let now = ctx.now;
+        let id = barrier.id;
+        // Step 0: remember the id; an already aborted checkpoint only forwards a cancel marker.
+        if self.checkpointing.aborted.contains(&id) || id <= self.checkpointing.last_checkpoint_id {
+            self.broadcast_event(NetEvent::CancelCheckpointMarker(id), ctx);
+            ctx.trace
+                .record(now, Some(self.id), TraceKind::CancelMarkerEmitted { id });
+            return 0;
+        }
+        self.checkpointing.last_checkpoint_id = id;
+
+        // Step 1: prepareSnapshotPreBarrier: the two-phase-commit writer pre-commits its
+        // transaction, so the committable is part of this checkpoint.
+        for op in &mut self.operators {
+            if let Operator::TwoPhaseCommitSink(t) = op {
+                let txn = std::mem::take(&mut t.open);
+                let records = txn.len() as u64;
+                t.pending.insert(id, txn);
+                ctx.trace
+                    .record(now, Some(self.id), TraceKind::PreCommit { id, records });
+            }
+        }
+
+        // Step 2: broadcast the barrier before snapshotting, so downstream can start aligning.
+        let unaligned = barrier.options.is_unaligned();
+        let mut output_persisted = 0;
+        for o in 0..self.outputs.len() {
+            let pid = self.outputs[o].partition;
+            let p = &mut ctx.net.partitions[pid as usize];
+            if unaligned {
+                let overtaken: u64 = p
+                    .broadcast_priority_event(NetEvent::Barrier(barrier.clone()))
+                    .iter()
+                    .sum();
+                output_persisted += overtaken;
+                if overtaken > 0 {
+                    ctx.trace.record(
+                        now,
+                        Some(self.id),
+                        TraceKind::BarrierOvertaking {
+                            id,
+                            bytes: overtaken,
+                        },
+                    );
+                }
+            } else {
+                p.broadcast_event(NetEvent::Barrier(barrier.clone()));
+            }
+            for sub in 0..ctx.net.partitions[pid as usize].subpartitions.len() as u32 {
+                super::notify_consumer(pid, sub, ctx);
+            }
+        }
+        if !self.outputs.is_empty() {
+            ctx.trace.record(
+                now,
+                Some(self.id),
+                TraceKind::BarrierEmitted { id, unaligned },
+            );
+        }
+
+        // Step 3: the output side's alignment timer (aligned with timeout only).
+        if !self.outputs.is_empty() && barrier.options.is_timeoutable() {
+            if let Some(at) = barrier.timeout_at() {
+                ctx.effects.push(TaskEffect::AlignmentTimer {
+                    task: self.index,
+                    id,
+                    at: at.max(now),
+                });
+            }
+        }
+
+        // Step 5: the sync snapshot (copy-on-write), then hand the rest to the async phase.
+        ctx.trace
+            .record(now, Some(self.id), TraceKind::SyncStart { id });
+        let mut snapshot = TaskStateSnapshot {
+            output_channel_state: output_persisted,
+            ..Default::default()
+        };
+        let mut entries = 0u64;
+        for (i, op) in self.operators.iter_mut().enumerate() {
+            if let Some(k) = op.snapshot_keyed(id) {
+                entries += k.entry_count() as u64;
+                snapshot.keyed.push((i, k));
+            }
+            match op {
+                Operator::Datagen(dg) => {
+                    dg.snapshot_offset();
+                    snapshot.operator.push((i, dg.state.snapshot(id)));
+                }
+                Operator::TwoPhaseCommitSink(t) => {
+                    snapshot.committables = t
+                        .pending
+                        .iter()
+                        .map(|(cid, recs)| (*cid, recs.clone()))
+                        .collect();
+                }
+                _ => {}
+            }
+        }
+        let sync = SYNC_BASE + entries / SYNC_ENTRIES_PER_MICRO;
+        let state_bytes = snapshot.operator_state_bytes();
+        ctx.trace.record(
+            now + sync,
+            Some(self.id),
+            TraceKind::SyncEnd {
+                id,
+                state_bytes,
+                sync,
+            },
+        );
+        let input_complete = !unaligned || self.handler.is_none() || self.is_source();
+        let barrier_timeoutable = !self.outputs.is_empty() && barrier.options.is_timeoutable();
+        let metrics = SubtaskCheckpointMetrics {
+            sync_duration: sync,
+            async_duration: 0,
+            alignment_duration,
+            start_delay,
+            processed_bytes,
+            persisted_bytes: output_persisted,
+            state_size: 0,
+            checkpointed_size: 0,
+            unaligned,
+        };
+        let async_duration = ctx.params.async_duration(state_bytes + output_persisted);
+        ctx.effects.push(TaskEffect::AsyncDone {
+            task: self.index,
+            id,
+            at: now + sync + async_duration,
+        });
+        self.checkpointing.pending.insert(
+            id,
+            PendingSnapshot {
+                barrier,
+                metrics,
+                snapshot,
+                sync_end: now + sync,
+                async_done: false,
+                input_complete,
+                output_settled: !barrier_timeoutable,
+            },
+        );
+        sync
+    }
+
+    /// The async phase of `id` finished writing.
+    pub fn async_done(&mut self, id: CheckpointId, ctx: &mut TaskCtx) {
+        let queued = self.barrier_still_queued(id, ctx);
+        if let Some(p) = self.checkpointing.pending.get_mut(&id) {
+            p.async_done = true;
+            if !queued {
+                p.output_settled = true;
+            }
+        }
+        self.maybe_acknowledge(id, ctx);
+    }
+
+    /// Whether a barrier of `id` still waits in one of this task's output queues.
+    fn barrier_still_queued(&self, id: CheckpointId, ctx: &TaskCtx) -> bool {
+        self.outputs.iter().any(|o| {
+            ctx.net.partitions[o.partition as usize]
+                .subpartitions
+                .iter()
+                .any(|s| {
+                    s.queue.iter().any(|i| {
+                        matches!(i, crate::network::NetItem::Event(NetEvent::Barrier(b)) if b.id == id)
+                    })
+                })
+        })
+    }
+
+    /// The unaligned input side of `id` is complete: all barriers are in.
+    pub(super) fn input_state_complete(
+        &mut self,
+        id: CheckpointId,
+        alignment_duration: Micros,
+        processed: u64,
+        persisted: u64,
+        ctx: &mut TaskCtx,
+    ) {
+        let now = ctx.now;
+        let Some(p) = self.checkpointing.pending.get_mut(&id) else {
+            return;
+        };
+        p.metrics.alignment_duration = alignment_duration;
+        p.metrics.processed_bytes = processed;
+        p.snapshot.input_channel_state = persisted;
+        p.input_complete = true;
+        if p.async_done {
+            // The input channel state is written after the last barrier came in.
+            let extra = ctx.params.async_duration(persisted);
+            p.async_done = false;
+            ctx.effects.push(TaskEffect::AsyncDone {
+                task: self.index,
+                id,
+                at: now + extra,
+            });
+        }
+    }
+
+    /// `AsyncCheckpointRunnable` → `reportCompletedSnapshotStates` → `acknowledgeCheckpoint`.
+    fn maybe_acknowledge(&mut self, id: CheckpointId, ctx: &mut TaskCtx) {
+        let now = ctx.now;
+        let ready = self
+            .checkpointing
+            .pending
+            .get(&id)
+            .is_some_and(|p| p.async_done && p.input_complete && p.output_settled);
+        if !ready {
+            return;
+        }
+        let Some(mut p) = self.checkpointing.pending.remove(&id) else {
+            return;
+        };
+        p.snapshot.input_channel_state +=
+            self.checkpointing.overtaken_input.remove(&id).unwrap_or(0);
+        let persisted = p.snapshot.output_channel_state + p.snapshot.input_channel_state;
+        let size = p.snapshot.operator_state_bytes() + persisted;
+        p.metrics.async_duration = now.saturating_sub(p.sync_end);
+        p.metrics.persisted_bytes = persisted;
+        p.metrics.state_size = size;
+        p.metrics.checkpointed_size = size;
+        ctx.trace.record(
+            now,
+            Some(self.id),
+            TraceKind::AsyncEnd {
+                id,
+                async_duration: p.metrics.async_duration,
+            },
+        );
+        self.checkpointing.acknowledged.push(id);
+        if self.checkpointing.acknowledged.len() > 32 {
+            self.checkpointing.acknowledged.remove(0);
+        }
+        ctx.effects.push(TaskEffect::Ack {
+            task: self.index,
+            id,
+            metrics: p.metrics,
+            snapshot: Box::new(p.snapshot),
+        });
+    }
+
+    /// `abortCheckpointOnBarrier`: decline and tell downstream with a cancel marker.
+    pub(super) fn abort_on_barrier(&mut self, id: CheckpointId, reason: &str, ctx: &mut TaskCtx) {
+        let now = ctx.now;
+        self.checkpointing.pending.remove(&id);
+        self.broadcast_event(NetEvent::CancelCheckpointMarker(id), ctx);
+        ctx.trace
+            .record(now, Some(self.id), TraceKind::CancelMarkerEmitted { id });
+        let reason = match reason {
+            "CHECKPOINT_DECLINED_SUBSUMED" => CheckpointFailureReason::CHECKPOINT_DECLINED_SUBSUMED,
+            "CHECKPOINT_DECLINED_INPUT_END_OF_STREAM" => {
+                CheckpointFailureReason::CHECKPOINT_DECLINED_INPUT_END_OF_STREAM
+            }
+            _ => CheckpointFailureReason::CHECKPOINT_DECLINED_ON_CANCELLATION_BARRIER,
+        };
+        ctx.effects.push(TaskEffect::Decline {
+            task: self.index,
+            id,
+            reason,
+        });
+    }
+
+    fn broadcast_event(&mut self, event: NetEvent, ctx: &mut TaskCtx) {
+        for o in 0..self.outputs.len() {
+            let pid = self.outputs[o].partition;
+            ctx.net.partitions[pid as usize].broadcast_event(event.clone());
+            for sub in 0..ctx.net.partitions[pid as usize].subpartitions.len() as u32 {
+                super::notify_consumer(pid, sub, ctx);
+            }
+        }
+    }
+
+    /// Runs one mail; returns the time it keeps the task busy.
+    pub(super) fn run_mail(&mut self, mail: Mail, ctx: &mut TaskCtx) -> Micros {
+        let now = ctx.now;
+        match mail {
+            Mail::TriggerCheckpoint { barrier } => {
+                // For RPC-triggered sources, start delay is the trigger's age on arrival.
+                let start_delay = now.saturating_sub(barrier.timestamp);
+                self.perform_checkpoint(barrier, start_delay, 0, 0, ctx)
+            }
+            Mail::NotifyCheckpointComplete { id } => {
+                ctx.trace
+                    .record(now, Some(self.id), TraceKind::NotifyComplete { id });
+                let mut cost = 20;
+                for op in &mut self.operators {
+                    match op {
+                        Operator::TwoPhaseCommitSink(t) => {
+                            let ids: Vec<CheckpointId> =
+                                t.pending.range(..=id).map(|(k, _)| *k).collect();
+                            let mut records = 0;
+                            for cid in ids {
+                                if let Some(txn) = t.pending.remove(&cid) {
+                                    records += txn.len() as u64;
+                                    t.committed.extend(txn);
+                                    t.committed_transactions.push(cid);
+                                }
+                            }
+                            cost += 500;
+                            ctx.trace
+                                .record(now, Some(self.id), TraceKind::Commit { id, records });
+                        }
+                        Operator::CheckpointAwareMap { notified } => {
+                            notified.push(id);
+                            if notified.len() > 32 {
+                                notified.remove(0);
+                            }
+                        }
+                        _ => {}
+                    }
+                    if let Some(k) = op.keyed() {
+                        let running: Vec<CheckpointId> =
+                            k.backend.running_snapshots().filter(|c| *c <= id).collect();
+                        for c in running {
+                            k.backend.release_snapshot(c);
+                        }
+                    }
+                }
+                cost
+            }
+            Mail::NotifyCheckpointAborted { id } => {
+                ctx.trace
+                    .record(now, Some(self.id), TraceKind::NotifyAborted { id });
+                if id > self.checkpointing.last_checkpoint_id {
+                    self.checkpointing.aborted.insert(id);
+                }
+                // The async part of an aborted checkpoint is cancelled: no ack follows.
+                self.checkpointing.pending.remove(&id);
+                for op in &mut self.operators {
+                    if let Some(k) = op.keyed() {
+                        k.backend.release_snapshot(id);
+                    }
+                }
+                10
+            }
+            Mail::ProcessingTimeTimers => self.fire_timers(ctx),
+            Mail::AlignmentTimeout { id } => {
+                let mut busy = 0;
+                // Input side: the handler switches to unaligned (if it is still aligning `id`).
+                if let Some(h) = self.handler.as_mut() {
+                    let effects = h.handle(now, HandlerInput::AlignmentTimeout { id });
+                    for e in effects {
+                        busy += self.apply_handler_effect(e, ctx);
+                    }
+                }
+                // Output side: barriers of `id` still queued become priority events.
+                self.promote_output_barriers(id, ctx);
+                self.maybe_acknowledge(id, ctx);
+                busy
+            }
+        }
+    }
+
+    /// `PipelinedSubpartition.alignedBarrierTimeout` on every output subpartition.
+    fn promote_output_barriers(&mut self, id: CheckpointId, ctx: &mut TaskCtx) {
+        let mut total = 0;
+        for o in 0..self.outputs.len() {
+            let pid = self.outputs[o].partition;
+            let n = ctx.net.partitions[pid as usize].subpartitions.len();
+            for sub in 0..n {
+                if let Some(bytes) = ctx.net.partitions[pid as usize].promote_barrier(sub, id) {
+                    total += bytes;
+                    super::notify_consumer(pid, sub as u32, ctx);
+                }
+            }
+        }
+        if total > 0 || self.checkpointing.pending.contains_key(&id) {
+            if let Some(p) = self.checkpointing.pending.get_mut(&id) {
+                p.snapshot.output_channel_state += total;
+                p.output_settled = true;
+                if total > 0 {
+                    p.metrics.unaligned = true;
+                }
+            }
+            if total > 0 {
+                ctx.trace.record(
+                    ctx.now,
+                    Some(self.id),
+                    TraceKind::BarrierPromoted { id, bytes: total },
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,134 @@
+//! Tasks: `StreamTask` with its mailbox, operator chain, outputs and the task side of
+//! checkpointing (`SubtaskCheckpointCoordinatorImpl`).
+//!
+//! A task works on the shared [`Network`] and reports everything that must happen later or
+//! elsewhere (wake-ups, RPCs, timers) as [`TaskEffect`]s; the simulation's event loop turns them
+//! into events.
+
+mod checkpointing;
+mod mailbox;
+mod operators;
+mod output;
+mod stream_task;
+mod time;
+
+pub use checkpointing::{PendingSnapshot, SubtaskCheckpointCoordinator, TaskStateSnapshot};
+pub use mailbox::{Mail, Mailbox};
+pub use operators::{mix64, Datagen, Keyed, Operator, TwoPhaseCommit};
+pub use output::{pointwise_targets, OutputRoute};
+pub use stream_task::{StreamTask, TaskStatus, PROCESSING_QUANTUM};
+pub use time::{TaskTime, TimeSplit, TimeState};
+
+use crate::coordinator::{CheckpointFailureReason, SubtaskCheckpointMetrics};
+use crate::network::{ChannelKind, GlobalChannelId, Network, PartitionId};
+use crate::trace::Trace;
+use crate::types::{CheckpointId, Micros, MICROS_PER_SEC};
+
+/// Timing parameters of the task side, from the configuration.
+#[derive(Debug, Clone)]
+pub struct TaskParams {
+    pub segment_size: u32,
+    pub storage_write_latency: Micros,
+    /// Bytes per second.
+    pub storage_write_throughput: u64,
+    /// `execution.checkpointing.data-inline-threshold`: smaller state goes inline into
+    /// `_metadata`, with no file of its own to write.
+    pub inline_threshold: u64,
+}
+
+impl TaskParams {
+    /// The async phase: serialize, then write a file unless the state is small enough to be
+    /// inlined into the checkpoint's metadata.
+    pub fn async_duration(&self, bytes: u64) -> Micros {
+        let serialize = bytes / checkpointing::SERIALIZE_BYTES_PER_MICRO;
+        let write = if bytes < self.inline_threshold {
+            0
+        } else {
+            self.storage_write_latency
+                + (u128::from(bytes) * u128::from(MICROS_PER_SEC)
+                    / u128::from(self.storage_write_throughput.max(1))) as Micros
+        };
+        checkpointing::ASYNC_BASE + serialize + write
+    }
+}
+
+/// What a task asks of the event loop.
+#[derive(Debug, Clone)]
+pub enum TaskEffect {
+    /// Run the task again at `at` (its work ends, or a record falls due).
+    Wake {
+        task: u32,
+        at: Micros,
+    },
+    /// Something the task may wait on changed now (data arrived, a buffer came back).
+    Poke {
+        task: u32,
+    },
+    /// A remote channel's sender may be able to send.
+    SendOnChannel {
+        channel: GlobalChannelId,
+    },
+    /// `resumeConsumption` for a remote channel's upstream subpartition.
+    Resume {
+        channel: GlobalChannelId,
+    },
+    /// A remote channel's buffer was read: return it as credit (or to the floating pool).
+    Recycled {
+        channel: GlobalChannelId,
+    },
+    AsyncDone {
+        task: u32,
+        id: CheckpointId,
+        at: Micros,
+    },
+    AlignmentTimer {
+        task: u32,
+        id: CheckpointId,
+        at: Micros,
+    },
+    /// The task's earliest processing-time timer.
+    TimerAt {
+        task: u32,
+        at: Micros,
+    },
+    Ack {
+        task: u32,
+        id: CheckpointId,
+        metrics: SubtaskCheckpointMetrics,
+        snapshot: Box<TaskStateSnapshot>,
+    },
+    Decline {
+        task: u32,
+        id: CheckpointId,
+        reason: CheckpointFailureReason,
+    },
+    Finished {
+        task: u32,
+    },
+}
+
+/// What a task works with during one step.
+pub struct TaskCtx<'a> {
+    pub now: Micros,
+    pub net: &'a mut Network,
+    pub trace: &'a mut Trace,
+    pub effects: &'a mut Vec<TaskEffect>,
+    pub params: &'a TaskParams,
+}
+
+impl TaskCtx<'_> {
+    pub fn net_segment_size(&self) -> u32 {
+        self.params.segment_size
+    }
+}
+
+/// New data in subpartition `sub` of `pid`: a local consumer may read it now; a remote channel's
+/// sender may put it on the wire.
+pub fn notify_consumer(pid: PartitionId, sub: u32, ctx: &mut TaskCtx) {
+    let g = ctx.net.partitions[pid as usize].subpartitions[sub as usize].consumer;
+    let c = &ctx.net.channels[g as usize];
+    match c.kind {
+        ChannelKind::Local => ctx.effects.push(TaskEffect::Poke { task: c.task }),
+        ChannelKind::Remote => ctx.effects.push(TaskEffect::SendOnChannel { channel: g }),
+    }
+}

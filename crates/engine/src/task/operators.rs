@@ -1,0 +1,349 @@
+//! The operators a chain can hold, each with its state: the engine's counterparts of the seed
+//! job's `DataGeneratorSource`, `KeyedProcessFunction` with a `ValueState<Long>` counter,
+//! `CheckpointListener` map and the sinks (Sink V2 writer + committer for two-phase commit).
+
+use std::collections::BTreeMap;
+
+use crate::network::Record;
+use crate::scenario::{KeyDistribution, OperatorKind};
+use crate::state::{
+    HeapKeyedStateBackend, KeyGroupRange, KeyedStateSnapshot, ListElement, Namespace,
+    OperatorStateBackend, SerializerKind, StateId, StateKey, ValueStateDescriptor,
+};
+use crate::types::{CheckpointId, Micros};
+
+/// Serialized size of a `(key, count)` / `(key, sum)` output record: int key, long value, header.
+pub const KEYED_OUTPUT_BYTES: u32 = 4 + 8 + crate::network::RECORD_HEADER_BYTES;
+
+/// SplitMix64: a stateless mixer, so a datagen's record `seq` always has the same key, value and
+/// filter decision, also when it is replayed after a restore.
+pub fn mix64(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// `DataGeneratorSource` with a rate limiter: subtask `index` of `parallelism` emits its share of
+/// `rate` records per second. Its operator state is its read position (the split's offset).
+#[derive(Debug, Clone)]
+pub struct Datagen {
+    pub rate_per_subtask: u64,
+    pub record_bytes: u32,
+    pub keys: u32,
+    pub distribution: KeyDistribution,
+    /// Records this subtask emits in total (`None`: unbounded).
+    pub bounded: Option<u64>,
+    pub origin: u32,
+    pub seed: u64,
+    /// Next sequence number (the split offset).
+    pub next_seq: u64,
+    /// Rate-limiter anchor: record `base_seq` was due at `base_time`.
+    pub base_time: Micros,
+    pub base_seq: u64,
+    pub state: OperatorStateBackend,
+}
+
+pub const SPLIT_STATE: &str = "SourceReaderState";
+
+impl Datagen {
+    /// When record `seq` is due (integer math; no catch-up after a stall).
+    pub fn due(&self, seq: u64) -> Micros {
+        if self.rate_per_subtask == 0 {
+            return Micros::MAX;
+        }
+        let n = seq - self.base_seq;
+        self.base_time + (u128::from(n) * 1_000_000 / u128::from(self.rate_per_subtask)) as Micros
+    }
+
+    pub fn exhausted(&self) -> bool {
+        self.bounded.is_some_and(|b| self.next_seq >= b)
+    }
+
+    /// The record with sequence number `seq`: a pure function of (seed, origin, seq).
+    pub fn record(&self, seq: u64) -> Record {
+        let r = mix64(self.seed ^ (u64::from(self.origin) << 40) ^ seq);
+        let keys = u64::from(self.keys.max(1));
+        let key = match self.distribution {
+            KeyDistribution::Uniform => r % keys,
+            KeyDistribution::Skewed {
+                hot_keys,
+                hot_percent,
+            } => {
+                let hot = u64::from(hot_keys.clamp(1, self.keys.max(1)));
+                if (r >> 32) % 100 < u64::from(hot_percent) {
+                    r % hot
+                } else {
+                    r % keys
+                }
+            }
+        };
+        Record {
+            key: key as i32,
+            value: 1,
+            origin: self.origin,
+            seq,
+            bytes: self.record_bytes,
+        }
+    }
+
+    /// Stores the offset into the split state (done at every snapshot).
+    pub fn snapshot_offset(&mut self) {
+        let split = format!("datagen-split-{}", self.origin);
+        // The list state holds exactly one split; update cannot fail for a registered state.
+        let _ = self.state.update(
+            SPLIT_STATE,
+            vec![ListElement::source_split(&split, self.next_seq as i64)],
+        );
+    }
+}
+
+/// Keyed state of a keyed operator, with the id of its one value state.
+#[derive(Debug, Clone)]
+pub struct Keyed {
+    pub backend: HeapKeyedStateBackend,
+    pub state: StateId,
+}
+
+impl Keyed {
+    pub fn new(max_parallelism: u32, range: KeyGroupRange, windowed: bool) -> Result<Self, String> {
+        let mut backend = HeapKeyedStateBackend::new(max_parallelism, range, SerializerKind::Int)?;
+        let desc = if windowed {
+            ValueStateDescriptor::windowed_long("window-sum")
+        } else {
+            ValueStateDescriptor::long("count")
+        };
+        let state = backend.register_value_state(desc)?;
+        // Keyed process functions and windows register Flink's user-timer service.
+        backend.register_timer_service("user-timers");
+        Ok(Keyed { backend, state })
+    }
+
+    /// `value += delta` for `key` in `namespace`; returns the new value.
+    pub fn add(&mut self, key: i32, namespace: Namespace, delta: i64) -> Result<i64, String> {
+        self.backend.set_current_key(StateKey::Int(key))?;
+        let v = self.backend.value(self.state, &namespace)?.unwrap_or(0) + delta;
+        self.backend.update(self.state, namespace, v)?;
+        Ok(v)
+    }
+}
+
+/// A two-phase-commit sink (Sink V2 `TwoPhaseCommittingSink`: writer + committer): records go
+/// into the open transaction; `prepareSnapshotPreBarrier` pre-commits it as the checkpoint's
+/// committable; `notifyCheckpointComplete` commits every committable up to that checkpoint.
+#[derive(Debug, Clone, Default)]
+pub struct TwoPhaseCommit {
+    pub open: Vec<(u32, u64)>,
+    pub pending: BTreeMap<CheckpointId, Vec<(u32, u64)>>,
+    pub committed: Vec<(u32, u64)>,
+    pub committed_transactions: Vec<CheckpointId>,
+}
+
+#[derive(Debug, Clone)]
+pub enum Operator {
+    Datagen(Box<Datagen>),
+    Map,
+    Filter {
+        keep_percent: u32,
+    },
+    KeyedCount(Box<Keyed>),
+    KeyedWindowSum {
+        keyed: Box<Keyed>,
+        window: Micros,
+        /// Registered processing-time timers: (window end, key).
+        timers: std::collections::BTreeSet<(Micros, i32)>,
+    },
+    Union,
+    CheckpointAwareMap {
+        /// Checkpoints this subtask was notified of, newest last (bounded).
+        notified: Vec<CheckpointId>,
+    },
+    DiscardSink {
+        records: u64,
+    },
+    CollectSink {
+        output: Vec<(u32, u64)>,
+    },
+    TwoPhaseCommitSink(Box<TwoPhaseCommit>),
+}
+
+impl Operator {
+    /// Builds the operator instance of subtask `index` of `parallelism`.
+    pub fn new(
+        kind: &OperatorKind,
+        index: u32,
+        parallelism: u32,
+        max_parallelism: u32,
+        origin: u32,
+        seed: u64,
+    ) -> Result<Operator, String> {
+        let range = KeyGroupRange::for_operator_index(max_parallelism, parallelism, index);
+        Ok(match kind {
+            OperatorKind::Datagen {
+                rate,
+                record_size,
+                keys,
+                key_distribution,
+                bounded,
+            } => {
+                // Split the totals as evenly as Flink's datagen splits do: the first subtasks get
+                // the remainder.
+                let p = u64::from(parallelism.max(1));
+                let i = u64::from(index);
+                let share = |total: u64| total / p + u64::from(i < total % p);
+                let mut state = OperatorStateBackend::new();
+                state.register_list_state(
+                    SPLIT_STATE,
+                    crate::state::DistributionMode::SplitDistribute,
+                )?;
+                Operator::Datagen(Box::new(Datagen {
+                    rate_per_subtask: share(*rate),
+                    record_bytes: (*record_size as u32).max(1)
+                        + crate::network::RECORD_HEADER_BYTES,
+                    keys: *keys,
+                    distribution: key_distribution.clone(),
+                    bounded: bounded.map(share),
+                    origin,
+                    seed,
+                    next_seq: 0,
+                    base_time: 0,
+                    base_seq: 0,
+                    state,
+                }))
+            }
+            OperatorKind::Map => Operator::Map,
+            OperatorKind::Filter { keep_percent } => Operator::Filter {
+                keep_percent: *keep_percent,
+            },
+            OperatorKind::KeyedCount => {
+                Operator::KeyedCount(Box::new(Keyed::new(max_parallelism, range, false)?))
+            }
+            OperatorKind::KeyedWindowSum { window } => Operator::KeyedWindowSum {
+                keyed: Box::new(Keyed::new(max_parallelism, range, true)?),
+                window: crate::types::parse_duration(window)?.max(1),
+                timers: Default::default(),
+            },
+            OperatorKind::Union => Operator::Union,
+            OperatorKind::CheckpointAwareMap => Operator::CheckpointAwareMap {
+                notified: Vec::new(),
+            },
+            OperatorKind::DiscardSink => Operator::DiscardSink { records: 0 },
+            OperatorKind::CollectSink => Operator::CollectSink { output: Vec::new() },
+            OperatorKind::TwoPhaseCommitSink => {
+                Operator::TwoPhaseCommitSink(Box::new(TwoPhaseCommit::default()))
+            }
+        })
+    }
+
+    /// Processes one record at processing time `now`, pushing what it emits into `out`.
+    pub fn process(
+        &mut self,
+        rec: Record,
+        now: Micros,
+        out: &mut Vec<Record>,
+    ) -> Result<(), String> {
+        match self {
+            Operator::Datagen(_)
+            | Operator::Map
+            | Operator::Union
+            | Operator::CheckpointAwareMap { .. } => out.push(rec),
+            Operator::Filter { keep_percent } => {
+                if mix64(u64::from(rec.origin) << 40 ^ rec.seq ^ 0xf117) % 100
+                    < u64::from(*keep_percent)
+                {
+                    out.push(rec);
+                }
+            }
+            Operator::KeyedCount(k) => {
+                let count = k.add(rec.key, Namespace::Void, 1)?;
+                out.push(Record {
+                    value: count,
+                    bytes: KEYED_OUTPUT_BYTES,
+                    ..rec
+                });
+            }
+            Operator::KeyedWindowSum {
+                keyed,
+                window,
+                timers,
+            } => {
+                let start = now - now % *window;
+                let end = start + *window;
+                let ns = Namespace::TimeWindow {
+                    start: start as i64,
+                    end: end as i64,
+                };
+                keyed.add(rec.key, ns, rec.value)?;
+                timers.insert((end, rec.key));
+            }
+            Operator::DiscardSink { records } => *records += 1,
+            Operator::CollectSink { output } => output.push((rec.origin, rec.seq)),
+            Operator::TwoPhaseCommitSink(t) => t.open.push((rec.origin, rec.seq)),
+        }
+        Ok(())
+    }
+
+    /// Fires the processing-time timers due at `now` (window ends), emitting the windows' sums.
+    pub fn fire_timers(&mut self, now: Micros, out: &mut Vec<Record>) -> Result<u32, String> {
+        let Operator::KeyedWindowSum {
+            keyed,
+            window,
+            timers,
+        } = self
+        else {
+            return Ok(0);
+        };
+        let mut fired = 0;
+        while let Some(&(end, key)) = timers.first() {
+            if end > now {
+                break;
+            }
+            timers.pop_first();
+            let ns = Namespace::TimeWindow {
+                start: (end - *window) as i64,
+                end: end as i64,
+            };
+            keyed.backend.set_current_key(StateKey::Int(key))?;
+            let sum = keyed.backend.value(keyed.state, &ns)?.unwrap_or(0);
+            keyed.backend.clear(keyed.state, &ns)?;
+            out.push(Record {
+                key,
+                value: sum,
+                origin: u32::MAX,
+                seq: end,
+                bytes: KEYED_OUTPUT_BYTES,
+            });
+            fired += 1;
+        }
+        Ok(fired)
+    }
+
+    /// The earliest registered timer.
+    pub fn next_timer(&self) -> Option<Micros> {
+        match self {
+            Operator::KeyedWindowSum { timers, .. } => timers.first().map(|t| t.0),
+            _ => None,
+        }
+    }
+
+    pub fn keyed(&mut self) -> Option<&mut Keyed> {
+        match self {
+            Operator::KeyedCount(k) => Some(k),
+            Operator::KeyedWindowSum { keyed, .. } => Some(keyed),
+            _ => None,
+        }
+    }
+
+    pub fn keyed_ref(&self) -> Option<&Keyed> {
+        match self {
+            Operator::KeyedCount(k) => Some(k),
+            Operator::KeyedWindowSum { keyed, .. } => Some(keyed),
+            _ => None,
+        }
+    }
+
+    /// Keyed snapshot of this operator, if it has keyed state.
+    pub fn snapshot_keyed(&mut self, id: CheckpointId) -> Option<KeyedStateSnapshot> {
+        self.keyed().map(|k| k.backend.snapshot(id))
+    }
+}
