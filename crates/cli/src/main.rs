@@ -7,7 +7,11 @@ use clap::{Parser, Subcommand};
 mod replay;
 
 #[derive(Parser)]
-#[command(name = "barrierlab", version, about = "Simulate Apache Flink 2.3 checkpointing")]
+#[command(
+    name = "barrierlab",
+    version,
+    about = "Simulate Apache Flink 2.3 checkpointing"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -5,6 +5,7 @@
 
 pub mod barrier;
 pub mod coordinator;
+pub mod replay;
 pub mod scenario;
 pub mod state;
 pub mod stats;
