@@ -49,9 +49,11 @@ pub fn replay(script_json: &str) -> Result<ReplayReport, String> {
     };
     match object.get("version") {
         Some(v) if v.as_u64() == Some(u64::from(SCRIPT_VERSION)) => {}
-        Some(v) => return Err(format!(
+        Some(v) => {
+            return Err(format!(
             "unsupported script \"version\": {v} (this barrierlab reads version {SCRIPT_VERSION})"
-        )),
+        ))
+        }
         None => return Err(format!("the script needs \"version\": {SCRIPT_VERSION}")),
     }
     let machine = match object.get("machine") {
