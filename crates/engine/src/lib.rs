@@ -6,6 +6,7 @@
 pub mod barrier;
 pub mod coordinator;
 pub mod network;
+pub mod replay;
 pub mod scenario;
 pub mod sim;
 pub mod state;

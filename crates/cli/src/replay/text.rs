@@ -1,0 +1,191 @@
+//! The per-step listing: a header line per step (index, clock, the step as written), one line per
+//! emitted item (time, cause, what), then the machine's state.
+
+use std::fmt::Write;
+
+use barrierlab_engine::replay::{
+    CoordinatorSnapshot, Emitted, HandlerSnapshot, Machine, MachineState, ReplayReport, Via,
+};
+
+use super::effects::{effect, props, time, timer};
+
+pub fn render(path: &str, report: &ReplayReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "replay {path}: machine {} ({}), {} steps",
+        report.machine.name(),
+        flink_class(report.machine),
+        report.steps.len()
+    );
+    section(
+        &mut out,
+        "start",
+        report.start.time,
+        "",
+        &report.start.effects,
+        &report.start.state,
+    );
+    for step in &report.steps {
+        section(
+            &mut out,
+            &format!("step {}", step.step),
+            step.time,
+            &step.input.to_string(),
+            &step.effects,
+            &step.state,
+        );
+    }
+    // No trailing newline: the caller prints one.
+    out.truncate(out.trim_end().len());
+    out
+}
+
+fn flink_class(m: Machine) -> &'static str {
+    match m {
+        Machine::Aligned => "SingleCheckpointBarrierHandler.aligned",
+        Machine::Unaligned => "SingleCheckpointBarrierHandler.unaligned",
+        Machine::AlignedWithTimeout => "SingleCheckpointBarrierHandler.alternating",
+        Machine::AtLeastOnce => "CheckpointBarrierTracker",
+        Machine::Coordinator => "CheckpointCoordinator",
+    }
+}
+
+fn section(
+    out: &mut String,
+    title: &str,
+    at: u64,
+    input: &str,
+    effects: &[Emitted],
+    state: &MachineState,
+) {
+    let header = format!("{title:<8} t={:<8} {input}", time(at));
+    let _ = writeln!(out, "\n{}", header.trim_end());
+    if effects.is_empty() {
+        let _ = writeln!(out, "  {:>8}  {:<8}  (nothing emitted)", "", "");
+    }
+    for e in effects {
+        let via = match e.via {
+            Via::Input => "input",
+            Via::Timer => "timer",
+            Via::Released => "released",
+        };
+        let _ = writeln!(out, "  {:>8}  {via:<8}  {}", time(e.at), effect(&e.effect));
+    }
+    match state {
+        MachineState::Handler(h) => handler_state(out, h),
+        MachineState::Coordinator(c) => coordinator_state(out, c),
+    }
+}
+
+const STATE: &str = "  state     ";
+const MORE: &str = "            ";
+
+fn handler_state(out: &mut String, h: &HandlerSnapshot) {
+    let _ = writeln!(
+        out,
+        "{STATE}{} | checkpoint {} | pending {} | blocked {} | aligned {} | open {}/{}",
+        h.state,
+        h.current_checkpoint
+            .map_or("-".into(), |id| format!("#{id}")),
+        ids(&h.pending_checkpoints),
+        channels(&h.blocked_channels),
+        channels(&h.aligned_channels),
+        h.open_channels,
+        h.channels
+    );
+    let mut extra = Vec::new();
+    if !h.persisting_channels.is_empty() {
+        extra.push(format!("persisting {}", channels(&h.persisting_channels)));
+    }
+    if !h.persisted.is_empty() {
+        let parts: Vec<String> = h
+            .persisted
+            .iter()
+            .map(|p| format!("#{} ch{}={} B", p.checkpoint, p.channel, p.bytes))
+            .collect();
+        extra.push(format!("persisted {}", parts.join(" ")));
+    }
+    if let Some(t) = h.alignment_timer {
+        extra.push(format!("alignment timer #{} at {}", t.id, time(t.fire_at)));
+    }
+    for held in &h.held {
+        extra.push(format!(
+            "held ch{}: {} event(s)",
+            held.channel,
+            held.inputs.len()
+        ));
+    }
+    if !extra.is_empty() {
+        let _ = writeln!(out, "{MORE}{}", extra.join(" | "));
+    }
+}
+
+fn coordinator_state(out: &mut String, c: &CoordinatorSnapshot) {
+    let pending: Vec<String> = c
+        .pending
+        .iter()
+        .map(|p| {
+            let waiting = if p.waiting_for.is_empty() {
+                String::new()
+            } else {
+                format!(" waiting {}", p.waiting_for.join(" "))
+            };
+            format!(
+                "#{} {} acked {}/{}{waiting}",
+                p.id,
+                props(&p.props),
+                p.acknowledged,
+                p.total
+            )
+        })
+        .collect();
+    let _ = writeln!(
+        out,
+        "{STATE}pending {}",
+        if pending.is_empty() {
+            "-".into()
+        } else {
+            pending.join("; ")
+        }
+    );
+    let queued: Vec<String> = c.queued.iter().map(|q| props(&q.props)).collect();
+    let tolerable = if c.tolerable_failed_checkpoints == u32::MAX {
+        "unlimited".to_string()
+    } else {
+        c.tolerable_failed_checkpoints.to_string()
+    };
+    let _ = writeln!(
+        out,
+        "{MORE}queued [{}] | failures {} (tolerable {tolerable}) | latest completed {} | retained {} | next id #{}",
+        queued.join(", "),
+        c.failure_counter,
+        c.latest_completed.map_or("-".into(), |id| format!("#{id}")),
+        ids(&c.retained),
+        c.next_checkpoint_id
+    );
+    let timers: Vec<String> = c
+        .timers
+        .iter()
+        .map(|t| format!("{} at {}", timer(&t.timer), time(t.at)))
+        .collect();
+    let _ = writeln!(
+        out,
+        "{MORE}timers [{}] | periodic scheduling {}",
+        timers.join(", "),
+        if c.periodic_scheduling { "on" } else { "off" }
+    );
+    if let Some(reason) = &c.job_failed {
+        let _ = writeln!(out, "{MORE}JOB FAILED: {reason}");
+    }
+}
+
+fn ids(ids: &[u64]) -> String {
+    let v: Vec<String> = ids.iter().map(|id| format!("#{id}")).collect();
+    format!("[{}]", v.join(" "))
+}
+
+fn channels(chs: &[u32]) -> String {
+    let v: Vec<String> = chs.iter().map(|c| format!("ch{c}")).collect();
+    format!("[{}]", v.join(" "))
+}

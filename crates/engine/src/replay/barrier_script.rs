@@ -1,0 +1,178 @@
+//! The script of a barrier-handler replay (`aligned`, `unaligned`, `aligned-with-timeout`,
+//! `at-least-once`) and how its steps become `HandlerInput`s.
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::report::Machine;
+use super::values::{Bytes, Dur};
+use crate::barrier::{
+    AlignmentType, CheckpointBarrier, CheckpointOptions, CheckpointType, HandlerInput,
+};
+use crate::types::{ChannelIndex, CheckpointId, Micros};
+
+/// A gate wider than this is almost certainly a typo, and every snapshot lists channels.
+pub const MAX_CHANNELS: u32 = 4096;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BarrierScript {
+    pub version: u32,
+    pub machine: Machine,
+    /// Input channels of the gate, numbered from 0.
+    pub channels: u32,
+    /// `execution.checkpointing.checkpoints-after-tasks-finish` (Flink's default: true).
+    #[serde(default = "default_true")]
+    pub checkpoints_after_tasks_finish: bool,
+    pub steps: Vec<Value>,
+}
+
+fn default_true() -> bool {
+    true
+}
+
+/// The step names of [`BarrierStep`], for messages.
+pub const BARRIER_STEP_KINDS: &[&str] = &[
+    "buffer",
+    "barrier",
+    "cancel",
+    "end_of_partition",
+    "advance",
+    "timeout",
+];
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BarrierStep {
+    Buffer(BufferStep),
+    Barrier(BarrierStepSpec),
+    Cancel(CancelStep),
+    EndOfPartition(ChannelStep),
+    /// Move the clock; a due alignment timer fires on the way.
+    Advance(Dur),
+    /// Fire the alignment timer of checkpoint `id` now, whatever its due time.
+    Timeout(TimeoutStep),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BufferStep {
+    pub channel: ChannelIndex,
+    pub bytes: Bytes,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BarrierStepSpec {
+    pub channel: ChannelIndex,
+    pub id: CheckpointId,
+    /// The coordinator's trigger time; defaults to the current clock (start delay 0).
+    pub timestamp: Option<Dur>,
+    #[serde(default)]
+    pub kind: KindSpec,
+    /// Defaults to what the machine's job would send (see [`default_alignment`]).
+    pub alignment: Option<AlignmentSpec>,
+    /// The aligned checkpoint timeout (`aligned-with-timeout` only).
+    pub timeout: Option<Dur>,
+}
+
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum KindSpec {
+    #[default]
+    Checkpoint,
+    Savepoint,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AlignmentSpec {
+    Aligned,
+    Unaligned,
+    AtLeastOnce,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CancelStep {
+    pub channel: ChannelIndex,
+    pub id: CheckpointId,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChannelStep {
+    pub channel: ChannelIndex,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimeoutStep {
+    pub id: CheckpointId,
+}
+
+/// The alignment a barrier has when the script does not say: what a job configured for this
+/// machine sends. Savepoints are always aligned in exactly-once jobs (`CheckpointOptions.forConfig`).
+fn default_alignment(machine: Machine, kind: KindSpec) -> AlignmentSpec {
+    match (machine, kind) {
+        (Machine::AtLeastOnce, _) => AlignmentSpec::AtLeastOnce,
+        (Machine::Unaligned, KindSpec::Checkpoint) => AlignmentSpec::Unaligned,
+        _ => AlignmentSpec::Aligned,
+    }
+}
+
+impl BarrierStepSpec {
+    /// The `HandlerInput::Barrier` this step stands for; `now` is the default timestamp.
+    /// Combinations Flink never produces are refused here, with the reason.
+    pub fn to_input(&self, machine: Machine, now: Micros) -> Result<HandlerInput, String> {
+        let alignment = self
+            .alignment
+            .unwrap_or_else(|| default_alignment(machine, self.kind));
+        let checkpoint_type = match self.kind {
+            KindSpec::Checkpoint => CheckpointType::Checkpoint,
+            KindSpec::Savepoint => CheckpointType::Savepoint,
+        };
+        if checkpoint_type.is_savepoint() && alignment == AlignmentSpec::Unaligned {
+            return Err("a savepoint barrier is never unaligned in Flink".into());
+        }
+        let timeout = match self.timeout {
+            None => None,
+            Some(_) if machine != Machine::AlignedWithTimeout => {
+                return Err(format!(
+                    "\"timeout\" only applies to the aligned-with-timeout machine, not {}",
+                    machine.name()
+                ))
+            }
+            Some(_) if alignment != AlignmentSpec::Aligned => {
+                return Err("\"timeout\" needs \"alignment\": \"aligned\"".into())
+            }
+            Some(_) if checkpoint_type.is_savepoint() => {
+                return Err("a savepoint is aligned without timeout in Flink; drop \"timeout\"".into())
+            }
+            Some(Dur(0)) => {
+                return Err(
+                    "\"timeout\" must be positive; Flink's 0 means unaligned from the start, write \"alignment\": \"unaligned\""
+                        .into(),
+                )
+            }
+            Some(Dur(t)) => Some(t),
+        };
+        let options = CheckpointOptions {
+            checkpoint_type,
+            alignment: match alignment {
+                AlignmentSpec::Aligned => AlignmentType::Aligned,
+                AlignmentSpec::Unaligned => AlignmentType::Unaligned,
+                AlignmentSpec::AtLeastOnce => AlignmentType::AtLeastOnce,
+            },
+            aligned_checkpoint_timeout: timeout,
+        };
+        Ok(HandlerInput::Barrier {
+            channel: self.channel,
+            barrier: CheckpointBarrier {
+                id: self.id,
+                timestamp: self.timestamp.map_or(now, |d| d.0),
+                options,
+            },
+        })
+    }
+}

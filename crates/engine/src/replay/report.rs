@@ -1,0 +1,222 @@
+//! The replay report: per step, what went in, what came out and the machine's state afterwards.
+//! Everything here is plain serde data so the CLI (`--format json`) and the web app can show it.
+
+use serde::{Deserialize, Serialize};
+
+use crate::barrier::{HandlerEffect, HandlerInput};
+use crate::coordinator::{
+    CheckpointProperties, CheckpointTriggerRequest, CoordinatorEffect, CoordinatorTimer,
+};
+use crate::types::{ChannelIndex, CheckpointId, Micros};
+
+/// Which machine a script drives. Spelled as in the script's `"machine"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Machine {
+    /// `SingleCheckpointBarrierHandler.aligned`: exactly-once, unaligned checkpoints disabled.
+    Aligned,
+    /// `SingleCheckpointBarrierHandler.unaligned`: every checkpoint handled unaligned.
+    Unaligned,
+    /// `SingleCheckpointBarrierHandler.alternating`: aligned until the alignment timeout fires.
+    AlignedWithTimeout,
+    /// `CheckpointBarrierTracker`: at-least-once, nothing blocks.
+    AtLeastOnce,
+    /// `CheckpointCoordinator`: the JobManager side.
+    Coordinator,
+}
+
+impl Machine {
+    pub const ALL: [Machine; 5] = [
+        Machine::Aligned,
+        Machine::Unaligned,
+        Machine::AlignedWithTimeout,
+        Machine::AtLeastOnce,
+        Machine::Coordinator,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Machine::Aligned => "aligned",
+            Machine::Unaligned => "unaligned",
+            Machine::AlignedWithTimeout => "aligned-with-timeout",
+            Machine::AtLeastOnce => "at-least-once",
+            Machine::Coordinator => "coordinator",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Machine> {
+        Machine::ALL.into_iter().find(|m| m.name() == name)
+    }
+}
+
+/// A whole replay.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReplayReport {
+    pub version: u32,
+    pub machine: Machine,
+    /// The machine before the first step (for the coordinator: after `SetPlan` and
+    /// `StartScheduler`, whose effects are listed here).
+    pub start: ReplayStart,
+    pub steps: Vec<ReplayStep>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReplayStart {
+    pub time: Micros,
+    pub effects: Vec<Emitted>,
+    pub state: MachineState,
+}
+
+/// One script step.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReplayStep {
+    /// Index into the script's `steps` array, from 0.
+    pub step: usize,
+    /// The clock after the step.
+    pub time: Micros,
+    /// The step exactly as the script wrote it.
+    pub input: serde_json::Value,
+    /// Everything emitted during the step, in order.
+    pub effects: Vec<Emitted>,
+    pub state: MachineState,
+}
+
+/// One emitted item: when, why, and what.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Emitted {
+    /// Simulated time it happened (a timer fired during an `advance` reports its own due time).
+    pub at: Micros,
+    pub via: Via,
+    #[serde(flatten)]
+    pub effect: Effect,
+}
+
+/// What caused an emitted item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Via {
+    /// The step's own input.
+    Input,
+    /// A timer the driver fired because an `advance` passed its due time.
+    Timer,
+    /// A held event the driver delivered once its channel was resumed.
+    Released,
+}
+
+/// A machine effect, or a note of what the driver itself did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Effect {
+    Handler(HandlerEffect),
+    Coordinator(CoordinatorEffect),
+    Driver(DriverNote),
+}
+
+/// What the driver did around the machine (the parts of Flink that are not the machine).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DriverNote {
+    /// The channel is blocked: its upstream subpartition keeps the event until it is resumed.
+    Held {
+        channel: ChannelIndex,
+        input: HandlerInput,
+        /// Events now waiting on that channel, this one included.
+        waiting: usize,
+    },
+    /// A held event is delivered because its channel was resumed.
+    Released {
+        channel: ChannelIndex,
+        input: HandlerInput,
+    },
+    /// The handler's alignment timer fell due and was fed as `AlignmentTimeout`.
+    AlignmentTimerFired { id: CheckpointId, fire_at: Micros },
+    /// A coordinator timer fell due and was fed to the coordinator.
+    CoordinatorTimerFired { timer: CoordinatorTimer },
+}
+
+/// The machine's state after a step.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MachineState {
+    Handler(HandlerSnapshot),
+    Coordinator(CoordinatorSnapshot),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HandlerSnapshot {
+    /// The Flink class name of the handler's state (`CollectingBarriers`, …).
+    pub state: String,
+    pub current_checkpoint: Option<CheckpointId>,
+    pub pending_checkpoints: Vec<CheckpointId>,
+    /// Channels whose upstream is blocked after an aligned barrier.
+    pub blocked_channels: Vec<ChannelIndex>,
+    /// Channels whose barrier (or end of partition) arrived for the newest pending checkpoint.
+    pub aligned_channels: Vec<ChannelIndex>,
+    pub channels: u32,
+    pub open_channels: u32,
+    /// Channels recording in-flight data as channel state.
+    pub persisting_channels: Vec<ChannelIndex>,
+    /// Bytes recorded as input channel state, per checkpoint and channel.
+    pub persisted: Vec<PersistedBytes>,
+    /// The armed alignment timer, if any.
+    pub alignment_timer: Option<AlignmentTimer>,
+    /// Events the driver holds back on blocked channels, oldest first.
+    pub held: Vec<HeldEvents>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct PersistedBytes {
+    pub checkpoint: CheckpointId,
+    pub channel: ChannelIndex,
+    pub bytes: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct AlignmentTimer {
+    pub id: CheckpointId,
+    pub fire_at: Micros,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HeldEvents {
+    pub channel: ChannelIndex,
+    pub inputs: Vec<HandlerInput>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CoordinatorSnapshot {
+    /// Pending checkpoints, oldest first.
+    pub pending: Vec<PendingSnapshot>,
+    /// The `CheckpointRequestDecider` queue, head first.
+    pub queued: Vec<CheckpointTriggerRequest>,
+    /// `CheckpointFailureManager`'s continuous failure counter.
+    pub failure_counter: u32,
+    pub tolerable_failed_checkpoints: u32,
+    /// Newest checkpoint in the completed store (savepoints are never stored).
+    pub latest_completed: Option<CheckpointId>,
+    /// Every checkpoint the store retains, oldest first.
+    pub retained: Vec<CheckpointId>,
+    pub next_checkpoint_id: CheckpointId,
+    pub periodic_scheduling: bool,
+    /// Timers the driver holds for the coordinator, earliest first.
+    pub timers: Vec<ScheduledTimer>,
+    /// The reason of the last `FailJob` effect, if the job was failed.
+    pub job_failed: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PendingSnapshot {
+    pub id: CheckpointId,
+    pub props: CheckpointProperties,
+    pub trigger_timestamp: Micros,
+    pub acknowledged: usize,
+    pub total: usize,
+    /// Subtasks (`"vertex/subtask"`) that have not acknowledged yet.
+    pub waiting_for: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ScheduledTimer {
+    pub at: Micros,
+    pub timer: CoordinatorTimer,
+}
