@@ -159,3 +159,29 @@ impl Simulation {
         }
     }
 }
+
+/// What a user (CLI, UI, REST) can ask the JobManager for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UserRequest {
+    /// `POST /jobs/:id/checkpoints`: a checkpoint now.
+    Checkpoint,
+    /// `POST /jobs/:id/savepoints`.
+    Savepoint,
+    /// `POST /jobs/:id/stop`: stop-with-savepoint.
+    StopWithSavepoint,
+}
+
+impl Simulation {
+    /// Hands a user request to the coordinator at the current time.
+    pub fn request(&mut self, request: UserRequest) {
+        use crate::coordinator::CheckpointProperties as P;
+        let props = match request {
+            UserRequest::Checkpoint => P::user_checkpoint(),
+            UserRequest::Savepoint => P::savepoint(),
+            UserRequest::StopWithSavepoint => P::sync_savepoint(),
+        };
+        if self.status == JobStatus::Running {
+            self.coordinator_input(CoordinatorInput::TriggerRequest { props });
+        }
+    }
+}

@@ -9,6 +9,7 @@ mod remote;
 mod report;
 
 pub use queue::EventQueue;
+pub use coordination::UserRequest;
 pub use report::{backpressure_level, CheckpointRow, VertexPhases};
 
 use std::collections::{BTreeMap, BTreeSet};
