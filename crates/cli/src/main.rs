@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod bench;
 mod replay;
 mod run;
 mod scenario_args;
@@ -25,6 +26,8 @@ enum Command {
     Replay(replay::ReplayArgs),
     /// Simulate a scenario and print its checkpoint history (or Flink REST JSON).
     Run(run::RunArgs),
+    /// Measure simulation speed (record-hops per wall second) and the presets' wall time.
+    Bench(bench::BenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -32,6 +35,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Replay(args) => replay::run(args),
         Command::Run(args) => run::run(args),
+        Command::Bench(args) => bench::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

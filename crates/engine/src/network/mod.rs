@@ -8,10 +8,12 @@
 
 mod buffer;
 mod input_channel;
+mod ready;
 mod result_partition;
 
 pub use buffer::{NetBuffer, NetEvent, NetItem, Record};
 pub use input_channel::{ChannelKind, InputChannel, InputGate};
+pub use ready::InputReady;
 pub use result_partition::{EmitOutcome, ResultPartition, Subpartition};
 
 /// Index into [`Network::partitions`].
@@ -27,6 +29,8 @@ pub struct Network {
     pub partitions: Vec<ResultPartition>,
     pub channels: Vec<InputChannel>,
     pub gates: Vec<InputGate>,
+    /// Per task (by task index): its channels that may have data.
+    pub ready: Vec<InputReady>,
 }
 
 /// Flink 2.3's fixed network constants (`NettyShuffleEnvironmentConfiguration`).

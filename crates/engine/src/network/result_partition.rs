@@ -106,6 +106,9 @@ pub struct ResultPartition {
     pub segment_size: u32,
     /// Producer task, as an index into the simulation's task list (to wake it on recycle).
     pub producer: u32,
+    /// Record vectors of consumed buffers, reused for new ones (the simulator's own memory,
+    /// not Flink's: it keeps allocation out of the hot path).
+    spare: Vec<Vec<Record>>,
 }
 
 impl ResultPartition {
@@ -120,6 +123,7 @@ impl ResultPartition {
             subpartitions_at_max: 0,
             segment_size,
             producer,
+            spare: Vec::new(),
         }
     }
 
@@ -134,6 +138,21 @@ impl ResultPartition {
         s.in_use += 1;
         if s.in_use == MAX_BUFFERS_PER_CHANNEL {
             self.subpartitions_at_max += 1;
+        }
+    }
+
+    /// Returns a consumed buffer's record vector for reuse.
+    pub fn give_back(&mut self, mut records: Vec<Record>) {
+        if self.spare.len() < 256 && records.capacity() > 0 {
+            records.clear();
+            self.spare.push(records);
+        }
+    }
+
+    fn fresh_records(&mut self, capacity: usize) -> Vec<Record> {
+        match self.spare.pop() {
+            Some(v) => v,
+            None => Vec::with_capacity(capacity),
         }
     }
 
@@ -155,9 +174,15 @@ impl ResultPartition {
     pub fn emit(&mut self, sub: usize, record: Record) -> EmitOutcome {
         let seg = self.segment_size;
         let mut outcome = EmitOutcome::default();
+        // Small to start: under a buffer timeout most buffers leave with a few records.
+        let capacity = ((seg / record.bytes.max(1)) as usize + 1).min(32);
         if self.subpartitions[sub].builder.is_none() {
             self.request(sub);
-            self.subpartitions[sub].builder = Some(NetBuffer::default());
+            let records = self.fresh_records(capacity);
+            self.subpartitions[sub].builder = Some(NetBuffer {
+                records,
+                ..Default::default()
+            });
             self.subpartitions[sub].builder_read = 0;
         }
         let mut remaining = record.bytes;
@@ -181,7 +206,11 @@ impl ResultPartition {
             self.finish_builder(sub);
             outcome.finished += 1;
             self.request(sub);
-            self.subpartitions[sub].builder = Some(NetBuffer::default());
+            let records = self.fresh_records(capacity);
+            self.subpartitions[sub].builder = Some(NetBuffer {
+                records,
+                ..Default::default()
+            });
             self.subpartitions[sub].builder_read = 0;
         }
     }
@@ -283,9 +312,11 @@ impl ResultPartition {
         }
         if s.queue.is_empty() {
             // The flushed part of the builder, as a slice; the builder keeps being written.
+            let fresh = self.spare.pop().unwrap_or_default();
+            let s = &mut self.subpartitions[sub];
             let b = s.builder.as_mut()?;
             let slice = NetBuffer {
-                records: std::mem::take(&mut b.records),
+                records: std::mem::replace(&mut b.records, fresh),
                 bytes: b.bytes - s.builder_read,
                 slice: true,
             };
@@ -391,7 +422,7 @@ mod tests {
             timestamp: 0,
             options: CheckpointOptions::for_config(CheckpointType::Checkpoint, true, false, 0),
         };
-        p.broadcast_event(NetEvent::Barrier(aligned.clone()));
+        p.broadcast_event(NetEvent::Barrier(aligned));
         assert!(matches!(p.take(0), Some(NetItem::Buffer(_))));
         assert!(matches!(p.take(0), Some(NetItem::Buffer(_))));
         assert!(matches!(p.take(0), Some(NetItem::Event(_))));

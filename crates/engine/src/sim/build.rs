@@ -116,6 +116,10 @@ pub fn deploy(scenario: &Scenario, graph: &JobGraph) -> Result<Deployment, Strin
         }
     }
 
+    net.ready = inputs
+        .iter()
+        .map(|i| crate::network::InputReady::new(i.len()))
+        .collect();
     let exactly_once = config.checkpointing_mode == CheckpointingMode::ExactlyOnce;
     let mut tasks = Vec::with_capacity(count as usize);
     for v in &graph.vertices {

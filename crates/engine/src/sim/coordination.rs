@@ -35,7 +35,7 @@ impl Simulation {
                     at,
                     Event::MailArrive {
                         task,
-                        mail: mail(),
+                        mail: Box::new(mail()),
                         urgent,
                     },
                 );
@@ -89,13 +89,7 @@ impl Simulation {
                     timestamp,
                     options,
                 };
-                self.send_mail(
-                    &tasks,
-                    || Mail::TriggerCheckpoint {
-                        barrier: barrier.clone(),
-                    },
-                    urgent,
-                );
+                self.send_mail(&tasks, || Mail::TriggerCheckpoint { barrier }, urgent);
             }
             CoordinatorEffect::CheckpointCompleted { checkpoint } => {
                 let id = checkpoint.id;

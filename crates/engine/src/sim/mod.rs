@@ -8,8 +8,8 @@ mod queue;
 mod remote;
 mod report;
 
-pub use queue::EventQueue;
 pub use coordination::UserRequest;
+pub use queue::EventQueue;
 pub use report::{backpressure_level, CheckpointRow, VertexPhases};
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -43,11 +43,11 @@ pub(crate) enum Event {
     /// An RPC reaches a task's mailbox.
     MailArrive {
         task: u32,
-        mail: Mail,
+        mail: Box<Mail>,
         urgent: bool,
     },
     /// An RPC reaches the JobManager's coordinator.
-    ToCoordinator(CoordinatorInput),
+    ToCoordinator(Box<CoordinatorInput>),
     CoordinatorTimer {
         timer: CoordinatorTimer,
         generation: u64,
@@ -69,7 +69,7 @@ pub(crate) enum Event {
     },
     NetArrive {
         channel: u32,
-        item: NetItem,
+        item: Box<NetItem>,
         backlog: u32,
     },
     CreditArrive {
@@ -274,10 +274,10 @@ impl Simulation {
                 }
             }
             Event::MailArrive { task, mail, urgent } => {
-                self.with_task(task, |t, ctx| t.put_mail(mail, urgent, ctx));
+                self.with_task(task, |t, ctx| t.put_mail(*mail, urgent, ctx));
                 self.schedule_wake(task, self.now);
             }
-            Event::ToCoordinator(input) => self.coordinator_input(input),
+            Event::ToCoordinator(input) => self.coordinator_input(*input),
             Event::CoordinatorTimer { timer, generation } => {
                 if self.coordinator_timers.get(&timer) == Some(&generation) {
                     self.coordinator_timers.remove(&timer);
@@ -319,7 +319,7 @@ impl Simulation {
                 channel,
                 item,
                 backlog,
-            } => self.net_arrive(channel, item, backlog),
+            } => self.net_arrive(channel, *item, backlog),
             Event::CreditArrive { channel, credit } => self.credit_arrive(channel, credit),
             Event::ResumeArrive { channel } => self.resume_arrive(channel),
         }
@@ -399,8 +399,10 @@ impl Simulation {
                     metrics,
                     handle_key: (id << 32) | u64::from(task),
                 };
-                self.queue
-                    .push(now + self.params.rpc_latency, Event::ToCoordinator(input));
+                self.queue.push(
+                    now + self.params.rpc_latency,
+                    Event::ToCoordinator(Box::new(input)),
+                );
             }
             TaskEffect::Decline { task, id, reason } => {
                 let input = CoordinatorInput::Decline {
@@ -408,15 +410,19 @@ impl Simulation {
                     subtask: self.tasks[task as usize].id,
                     reason,
                 };
-                self.queue
-                    .push(now + self.params.rpc_latency, Event::ToCoordinator(input));
+                self.queue.push(
+                    now + self.params.rpc_latency,
+                    Event::ToCoordinator(Box::new(input)),
+                );
             }
             TaskEffect::Finished { task } => {
                 let input = CoordinatorInput::TasksFinished {
                     tasks: vec![self.tasks[task as usize].id],
                 };
-                self.queue
-                    .push(now + self.params.rpc_latency, Event::ToCoordinator(input));
+                self.queue.push(
+                    now + self.params.rpc_latency,
+                    Event::ToCoordinator(Box::new(input)),
+                );
                 if self
                     .tasks
                     .iter()

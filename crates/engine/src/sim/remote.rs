@@ -55,7 +55,7 @@ impl Simulation {
                 arrival,
                 Event::NetArrive {
                     channel,
-                    item,
+                    item: Box::new(item),
                     backlog,
                 },
             );
@@ -67,6 +67,9 @@ impl Simulation {
         let now = self.now;
         let c = &mut self.net.channels[channel as usize];
         let task = c.task;
+        let index = c.index;
+        let priority =
+            matches!(&item, NetItem::Event(NetEvent::Barrier(b)) if b.options.is_unaligned());
         match item {
             NetItem::Buffer(b) => {
                 c.in_transit = c.in_transit.saturating_sub(1);
@@ -83,7 +86,6 @@ impl Simulation {
                 c.received
                     .push_front(NetItem::Event(NetEvent::Barrier(barrier)));
                 if overtaken > 0 {
-                    let index = c.index;
                     *self.tasks[task as usize]
                         .checkpointing
                         .overtaken_input
@@ -101,6 +103,11 @@ impl Simulation {
                 }
             }
             other => c.received.push_back(other),
+        }
+        let ready = &mut self.net.ready[task as usize];
+        ready.push(index);
+        if priority {
+            ready.push_priority(index);
         }
         self.schedule_wake(task, now);
     }

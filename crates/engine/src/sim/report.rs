@@ -52,13 +52,8 @@ pub fn backpressure_level(ratio_milli: u64) -> &'static str {
 }
 
 fn ratio(part: Micros, split: &TimeSplit) -> f64 {
-    let total = split.total();
-    if total == 0 {
-        0.0
-    } else {
-        // Display only: never fed back into the simulation.
-        (part * 1000 / total) as f64 / 1000.0
-    }
+    // Display only: never fed back into the simulation.
+    (part * 1000).checked_div(split.total()).unwrap_or(0) as f64 / 1000.0
 }
 
 impl Simulation {

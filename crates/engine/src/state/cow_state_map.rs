@@ -6,13 +6,16 @@
 //! `highestRequiredSnapshotVersion`; afterwards a writer touching an entry older than that version
 //! copies it first, so the snapshot keeps seeing the old one. `releaseSnapshot` lowers the bar again.
 //!
-//! Here the table is a `BTreeMap` (deterministic order) of `Arc`-shared entries: a snapshot clones
-//! the map of pointers, and a write either replaces the pointer with a fresh entry (the copy) or, when
-//! no live snapshot can see the entry, updates it in place. The version stamps decide which, exactly
-//! as in Flink; `Arc::make_mut` backs them up so a snapshot can never observe a later write.
+//! Here the table is a hash map (FxHash: fixed, platform-independent hashing) with entries held
+//! inline; anything that iterates sorts by `(key, namespace)` first, so hash-table order never
+//! leaks into results. A snapshot keeps its own copy of the table taken at `snapshot()` (the
+//! simulator copies where Flink shares), so it can never observe a later write; the version
+//! stamps still decide, exactly as in Flink, which writes count as copy-on-write copies.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
+use std::collections::BTreeSet;
+use std::hash::Hash;
+
+use rustc_hash::FxHashMap;
 
 /// `StateMapEntry`: one value with the versions that decide whether a writer must copy it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,7 +39,7 @@ pub struct CowCounters {
 /// `CopyOnWriteStateMap<K, N, S>`: state of one key group of one registered state.
 #[derive(Clone, Debug)]
 pub struct CopyOnWriteStateMap<K, N, V> {
-    entries: BTreeMap<(K, N), Arc<StateMapEntry<V>>>,
+    entries: FxHashMap<(K, N), StateMapEntry<V>>,
     /// `stateMapVersion`: incremented by every snapshot.
     state_version: u64,
     /// `snapshotVersions`: versions of snapshots not yet released.
@@ -51,19 +54,21 @@ pub struct CopyOnWriteStateMap<K, N, V> {
 #[derive(Clone, Debug)]
 pub struct CopyOnWriteStateMapSnapshot<K, N, V> {
     version: u64,
-    entries: BTreeMap<(K, N), Arc<StateMapEntry<V>>>,
+    entries: FxHashMap<(K, N), StateMapEntry<V>>,
 }
 
-impl<K: Ord + Clone, N: Ord + Clone, V: Clone> Default for CopyOnWriteStateMap<K, N, V> {
+impl<K: Ord + Hash + Clone, N: Ord + Hash + Clone, V: Clone> Default
+    for CopyOnWriteStateMap<K, N, V>
+{
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<K: Ord + Clone, N: Ord + Clone, V: Clone> CopyOnWriteStateMap<K, N, V> {
+impl<K: Ord + Hash + Clone, N: Ord + Hash + Clone, V: Clone> CopyOnWriteStateMap<K, N, V> {
     pub fn new() -> Self {
         CopyOnWriteStateMap {
-            entries: BTreeMap::new(),
+            entries: FxHashMap::default(),
             state_version: 0,
             snapshot_versions: BTreeSet::new(),
             highest_required_snapshot_version: 0,
@@ -119,29 +124,29 @@ impl<K: Ord + Clone, N: Ord + Clone, V: Clone> CopyOnWriteStateMap<K, N, V> {
         let required = self.highest_required_snapshot_version;
         match self.entries.get_mut(&(key.clone(), namespace.clone())) {
             Some(slot) if slot.entry_version < required => {
-                *slot = Arc::new(StateMapEntry {
+                *slot = StateMapEntry {
                     value,
                     entry_version: version,
                     state_version: version,
-                });
+                };
                 self.copies_since_snapshot += 1;
                 self.copies_total += 1;
             }
             Some(slot) => {
                 // No live snapshot can hold this entry; make_mut clones only if a clone of the
                 // whole map still shares it, which keeps clones independent.
-                let e = Arc::make_mut(slot);
+                let e = slot;
                 e.value = value;
                 e.state_version = version;
             }
             None => {
                 self.entries.insert(
                     (key, namespace),
-                    Arc::new(StateMapEntry {
+                    StateMapEntry {
                         value,
                         entry_version: version,
                         state_version: version,
-                    }),
+                    },
                 );
             }
         }
@@ -149,20 +154,57 @@ impl<K: Ord + Clone, N: Ord + Clone, V: Clone> CopyOnWriteStateMap<K, N, V> {
 
     /// Mutable access as Flink's `get` gives it for in-place updates: a value older than the highest
     /// running snapshot is copied first (Flink deep-copies it with the state serializer).
+    /// Read-modify-write in one lookup (`StateMap.transform`): `f` gets the current value (if
+    /// any) and returns the new one, which is stored with `put`'s copy-on-write rule.
+    pub fn transform(&mut self, key: K, namespace: N, f: impl FnOnce(Option<&V>) -> V) -> V {
+        use std::collections::hash_map::Entry;
+        let version = self.state_version;
+        let required = self.highest_required_snapshot_version;
+        match self.entries.entry((key, namespace)) {
+            Entry::Occupied(mut o) => {
+                let slot = o.get_mut();
+                let new = f(Some(&slot.value));
+                if slot.entry_version < required {
+                    *slot = StateMapEntry {
+                        value: new.clone(),
+                        entry_version: version,
+                        state_version: version,
+                    };
+                    self.copies_since_snapshot += 1;
+                    self.copies_total += 1;
+                } else {
+                    let e = slot;
+                    e.value = new.clone();
+                    e.state_version = version;
+                }
+                new
+            }
+            Entry::Vacant(v) => {
+                let new = f(None);
+                v.insert(StateMapEntry {
+                    value: new.clone(),
+                    entry_version: version,
+                    state_version: version,
+                });
+                new
+            }
+        }
+    }
+
     pub fn get_mut(&mut self, key: &K, namespace: &N) -> Option<&mut V> {
         let version = self.state_version;
         let required = self.highest_required_snapshot_version;
         let slot = self.entries.get_mut(&(key.clone(), namespace.clone()))?;
         if slot.state_version < required {
-            *slot = Arc::new(StateMapEntry {
+            *slot = StateMapEntry {
                 value: slot.value.clone(),
                 entry_version: version,
                 state_version: version,
-            });
+            };
             self.copies_since_snapshot += 1;
             self.copies_total += 1;
         }
-        Some(&mut Arc::make_mut(slot).value)
+        Some(&mut slot.value)
     }
 
     /// `remove`: the snapshot keeps its own pointer, so removal never needs a copy here.
@@ -174,7 +216,7 @@ impl<K: Ord + Clone, N: Ord + Clone, V: Clone> CopyOnWriteStateMap<K, N, V> {
 
     /// Entries in `(key, namespace)` order.
     pub fn iter(&self) -> impl Iterator<Item = (&K, &N, &V)> {
-        self.entries.iter().map(|((k, n), e)| (k, n, &e.value))
+        sorted(&self.entries).into_iter()
     }
 
     /// `stateSnapshot()`: bump the version, register it as running and share the entries.
@@ -214,8 +256,15 @@ impl<K: Ord, N: Ord, V> CopyOnWriteStateMapSnapshot<K, N, V> {
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&K, &N, &V)> {
-        self.entries.iter().map(|((k, n), e)| (k, n, &e.value))
+        sorted(&self.entries).into_iter()
     }
+}
+
+/// Entries in `(key, namespace)` order, whatever the hash table's order.
+fn sorted<K: Ord, N: Ord, V>(entries: &FxHashMap<(K, N), StateMapEntry<V>>) -> Vec<(&K, &N, &V)> {
+    let mut all: Vec<(&K, &N, &V)> = entries.iter().map(|((k, n), e)| (k, n, &e.value)).collect();
+    all.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    all
 }
 
 #[cfg(test)]

@@ -174,6 +174,23 @@ impl HeapKeyedStateBackend {
         Ok(())
     }
 
+    /// `ValueState.value()` then `update()` for the current key, in one lookup: `f` maps the
+    /// current value (if any) to the new one, which is returned.
+    pub fn transform(
+        &mut self,
+        state: StateId,
+        namespace: Namespace,
+        f: impl FnOnce(Option<i64>) -> i64,
+    ) -> Result<i64, String> {
+        let (key, kg) = self.current_key.clone().ok_or("no current key set")?;
+        let table = self
+            .tables
+            .get_mut(state.0)
+            .ok_or_else(|| format!("unknown state {state:?}"))?;
+        let map = table.map_mut(kg).ok_or("current key group not in range")?;
+        Ok(map.transform(key, namespace, |v| f(v.copied())))
+    }
+
     /// `ValueState.clear()` for the current key.
     pub fn clear(&mut self, state: StateId, namespace: &Namespace) -> Result<(), String> {
         let (key, kg) = self.current_key.clone().ok_or("no current key set")?;

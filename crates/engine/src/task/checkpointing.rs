@@ -122,7 +122,7 @@ impl StreamTask {
             let p = &mut ctx.net.partitions[pid as usize];
             if unaligned {
                 let overtaken: u64 = p
-                    .broadcast_priority_event(NetEvent::Barrier(barrier.clone()))
+                    .broadcast_priority_event(NetEvent::Barrier(barrier))
                     .iter()
                     .sum();
                 output_persisted += overtaken;
@@ -137,7 +137,7 @@ impl StreamTask {
                     );
                 }
             } else {
-                p.broadcast_event(NetEvent::Barrier(barrier.clone()));
+                p.broadcast_event(NetEvent::Barrier(barrier));
             }
             for sub in 0..ctx.net.partitions[pid as usize].subpartitions.len() as u32 {
                 super::notify_consumer(pid, sub, ctx);

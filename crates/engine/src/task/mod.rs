@@ -125,10 +125,19 @@ impl TaskCtx<'_> {
 /// New data in subpartition `sub` of `pid`: a local consumer may read it now; a remote channel's
 /// sender may put it on the wire.
 pub fn notify_consumer(pid: PartitionId, sub: u32, ctx: &mut TaskCtx) {
-    let g = ctx.net.partitions[pid as usize].subpartitions[sub as usize].consumer;
+    let s = &ctx.net.partitions[pid as usize].subpartitions[sub as usize];
+    let (g, priority) = (s.consumer, s.head_is_priority());
     let c = &ctx.net.channels[g as usize];
     match c.kind {
-        ChannelKind::Local => ctx.effects.push(TaskEffect::Poke { task: c.task }),
+        ChannelKind::Local => {
+            let (task, index) = (c.task, c.index);
+            let ready = &mut ctx.net.ready[task as usize];
+            ready.push(index);
+            if priority {
+                ready.push_priority(index);
+            }
+            ctx.effects.push(TaskEffect::Poke { task });
+        }
         ChannelKind::Remote => ctx.effects.push(TaskEffect::SendOnChannel { channel: g }),
     }
 }

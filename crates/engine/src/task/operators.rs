@@ -122,9 +122,8 @@ impl Keyed {
     /// `value += delta` for `key` in `namespace`; returns the new value.
     pub fn add(&mut self, key: i32, namespace: Namespace, delta: i64) -> Result<i64, String> {
         self.backend.set_current_key(StateKey::Int(key))?;
-        let v = self.backend.value(self.state, &namespace)?.unwrap_or(0) + delta;
-        self.backend.update(self.state, namespace, v)?;
-        Ok(v)
+        self.backend
+            .transform(self.state, namespace, |v| v.unwrap_or(0) + delta)
     }
 }
 
@@ -229,9 +228,7 @@ impl Operator {
             },
             OperatorKind::DiscardSink => Operator::DiscardSink { records: 0 },
             OperatorKind::CollectSink => Operator::CollectSink { output: Vec::new() },
-            OperatorKind::TwoPhaseCommitSink => {
-                Operator::TwoPhaseCommitSink(Box::new(TwoPhaseCommit::default()))
-            }
+            OperatorKind::TwoPhaseCommitSink => Operator::TwoPhaseCommitSink(Box::default()),
         })
     }
 

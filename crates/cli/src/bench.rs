@@ -1,0 +1,102 @@
+//! `barrierlab bench`: how fast the engine simulates, in simulated record-hops per wall second.
+//! A record-hop is one record entering one task (a source's generated records count once), so a
+//! record crossing three network edges makes four hops.
+
+use std::time::Instant;
+
+use barrierlab_engine::scenario::{
+    preset, EdgeSpec, KeyDistribution, OperatorKind, OperatorSpec, Partitioner, Scenario,
+};
+use barrierlab_engine::sim::Simulation;
+use barrierlab_engine::types::MICROS_PER_SEC;
+
+#[derive(clap::Args, Debug)]
+pub struct BenchArgs {
+    /// Simulated seconds of the large job.
+    #[arg(long, default_value_t = 10)]
+    pub large_seconds: u64,
+    /// Repetitions of each measurement; the best is reported.
+    #[arg(long, default_value_t = 3)]
+    pub repeat: u32,
+}
+
+/// 512 subtasks, 1 M records/s: datagen(128) -hash-> count(128) -rebalance-> map(128) -hash-> sink(128),
+/// spread over 8 TaskManagers so most channels are remote (credit-based).
+pub fn large_job() -> Scenario {
+    let op = |name: &str, kind: OperatorKind| OperatorSpec::new(name, kind).with_parallelism(128);
+    let mut s = Scenario {
+        name: "bench-512".into(),
+        seed: 7,
+        operators: vec![
+            op(
+                "datagen",
+                OperatorKind::Datagen {
+                    rate: 1_000_000,
+                    record_size: 100,
+                    keys: 100_000,
+                    key_distribution: KeyDistribution::Uniform,
+                    bounded: None,
+                },
+            ),
+            op("count", OperatorKind::KeyedCount),
+            op("map", OperatorKind::Map),
+            op("sink", OperatorKind::DiscardSink),
+        ],
+        edges: vec![
+            EdgeSpec::new("datagen", "count", Partitioner::Hash),
+            EdgeSpec::new("count", "map", Partitioner::Rebalance),
+            EdgeSpec::new("map", "sink", Partitioner::Hash),
+        ],
+        ..preset("seed-demo").expect("the seed-demo preset exists")
+    };
+    s.cluster.taskmanagers = std::env::var("TMS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(8);
+    s.cluster.slots_per_taskmanager = Some(128 / s.cluster.taskmanagers);
+    s
+}
+
+fn measure(scenario: &Scenario, seconds: u64, repeat: u32) -> Result<(f64, u64, u64), String> {
+    let mut best = f64::MAX;
+    let mut hops = 0;
+    let mut events = 0;
+    for _ in 0..repeat.max(1) {
+        let mut sim = Simulation::new(scenario.clone())?;
+        let start = Instant::now();
+        sim.run_until(seconds * MICROS_PER_SEC);
+        let wall = start.elapsed().as_secs_f64();
+        best = best.min(wall);
+        hops = sim.tasks.iter().map(|t| t.records_in).sum();
+        events = sim.events;
+    }
+    Ok((best, hops, events))
+}
+
+pub fn run(args: BenchArgs) -> Result<(), String> {
+    println!("barrierlab bench (release build recommended: cargo run --release -p barrierlab-cli -- bench)");
+    let mut presets_total = 0.0;
+    for name in ["seed-demo", "seed-backpressure", "seed-unaligned"] {
+        let scenario = preset(name).ok_or("missing preset")?;
+        let (wall, hops, events) = measure(&scenario, 30, args.repeat)?;
+        presets_total += wall;
+        println!(
+            "{name:<18} 30 s simulated in {:>8.2} ms wall: {hops} record-hops, {events} events, {:.1} M record-hops/s",
+            wall * 1e3,
+            hops as f64 / wall / 1e6
+        );
+    }
+    println!(
+        "three 30-second presets together: {:.2} ms wall",
+        presets_total * 1e3
+    );
+    let large = large_job();
+    let (wall, hops, events) = measure(&large, args.large_seconds, args.repeat)?;
+    println!(
+        "bench-512 (512 subtasks, 1 M records/s) {} s simulated in {:.2} s wall: {hops} record-hops, {events} events, {:.1} M record-hops/s",
+        args.large_seconds,
+        wall,
+        hops as f64 / wall / 1e6
+    );
+    Ok(())
+}
