@@ -26,6 +26,10 @@ pub const SERIALIZE_BYTES_PER_MICRO: u64 = 400;
 /// Fixed part of the async phase (`AsyncCheckpointRunnable` scheduling, handle bookkeeping).
 pub const ASYNC_BASE: Micros = 200;
 
+/// Serialized size of one committable (`CommittableWithLineage`: checkpoint id, subtask, and a
+/// transaction handle such as a Kafka transactional id with producer id and epoch).
+pub const COMMITTABLE_BYTES: u64 = 96;
+
 /// What a subtask acknowledges for one checkpoint: its state handles, with content so a restore
 /// is exact.
 #[derive(Debug, Clone, Default)]
@@ -42,15 +46,13 @@ pub struct TaskStateSnapshot {
 }
 
 impl TaskStateSnapshot {
-    /// Bytes of operator and keyed state (not channel state).
+    /// Bytes of operator and keyed state (not channel state). A committable is a transaction
+    /// handle (its records live in the external system's open transaction), so it costs the same
+    /// whatever the transaction holds.
     pub fn operator_state_bytes(&self) -> u64 {
         self.keyed.iter().map(|(_, k)| k.state_size).sum::<u64>()
             + self.operator.iter().map(|(_, o)| o.state_size).sum::<u64>()
-            + self
-                .committables
-                .iter()
-                .map(|(_, c)| 16 + 12 * c.len() as u64)
-                .sum::<u64>()
+            + COMMITTABLE_BYTES * self.committables.len() as u64
     }
 }
 

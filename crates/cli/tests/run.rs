@@ -1,0 +1,190 @@
+//! The `barrierlab run` contract that tests, docs and people rely on.
+
+use std::process::Command;
+
+fn barrierlab(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_barrierlab"))
+        .args(args)
+        .output()
+        .expect("the binary runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let (ok, stdout, stderr) = barrierlab(args);
+    assert!(ok, "{stderr}");
+    serde_json::from_str(&stdout).expect("--format json prints JSON")
+}
+
+#[test]
+fn json_report_has_flink_rest_shapes() {
+    let v = json(&[
+        "run",
+        "--preset",
+        "seed-demo",
+        "--seconds",
+        "12",
+        "--format",
+        "json",
+    ]);
+    for key in [
+        "checkpoints",
+        "config",
+        "details",
+        "subtasks",
+        "backpressure",
+        "fingerprint",
+    ] {
+        assert!(v.get(key).is_some(), "missing {key}");
+    }
+    let counts = &v["checkpoints"]["counts"];
+    for key in ["restored", "total", "in_progress", "completed", "failed"] {
+        assert!(counts.get(key).is_some(), "counts.{key}");
+    }
+    let summary = &v["checkpoints"]["summary"]["end_to_end_duration"];
+    for key in ["min", "max", "avg", "p50", "p90", "p95", "p99", "p999"] {
+        assert!(
+            summary.get(key).is_some(),
+            "summary.end_to_end_duration.{key}"
+        );
+    }
+    assert_eq!(v["config"]["mode"], "exactly_once");
+    assert_eq!(v["config"]["interval"], 5000);
+    let id = v["checkpoints"]["latest"]["completed"]["id"]
+        .as_u64()
+        .expect("a completed checkpoint");
+    let sub = &v["subtasks"][id.to_string()]["Source: datagen"]["subtasks"][0];
+    for key in [
+        "ack_timestamp",
+        "end_to_end_duration",
+        "state_size",
+        "checkpointed_size",
+        "start_delay",
+        "unaligned_checkpoint",
+    ] {
+        assert!(sub.get(key).is_some(), "subtask detail {key}: {sub}");
+    }
+    assert!(sub["checkpoint"].get("sync").is_some() && sub["alignment"].get("persisted").is_some());
+    assert_eq!(v["fingerprint"].as_str().map(str::len), Some(16));
+}
+
+#[test]
+fn set_takes_flink_keys_and_operator_knobs() {
+    let fast = json(&[
+        "run",
+        "--preset",
+        "seed-demo",
+        "--seconds",
+        "12",
+        "--format",
+        "json",
+        "--set",
+        "execution.checkpointing.interval=2s",
+    ]);
+    assert_eq!(fast["config"]["interval"], 2000);
+    assert!(fast["checkpoints"]["counts"]["completed"].as_u64().unwrap() >= 5);
+    let slow = json(&[
+        "run",
+        "--preset",
+        "seed-demo",
+        "--seconds",
+        "16",
+        "--format",
+        "json",
+        "--set",
+        "operator.count-per-key.cost-per-record=5ms",
+    ]);
+    let bp = &slow["backpressure"]["Source: datagen"]["backpressureLevel"];
+    assert_eq!(bp, "high", "5 ms per record backpressures the source");
+}
+
+#[test]
+fn same_seed_same_output() {
+    let a = barrierlab(&[
+        "run",
+        "--preset",
+        "seed-unaligned",
+        "--seconds",
+        "8",
+        "--seed",
+        "4",
+    ]);
+    let b = barrierlab(&[
+        "run",
+        "--preset",
+        "seed-unaligned",
+        "--seconds",
+        "8",
+        "--seed",
+        "4",
+    ]);
+    assert!(a.0 && b.0);
+    assert_eq!(a.1, b.1);
+}
+
+#[test]
+fn table_format_reads_like_the_seed_table() {
+    let (ok, stdout, _) = barrierlab(&[
+        "run",
+        "--preset",
+        "seed-backpressure",
+        "--seconds",
+        "30",
+        "--seed",
+        "1",
+    ]);
+    assert!(ok);
+    assert!(stdout.contains("COMPLETED"));
+    assert!(stdout.contains("start delay / alignment / sync / async"));
+    assert!(stdout.contains("fingerprint "));
+}
+
+#[test]
+fn bad_input_gets_a_clear_message_and_a_failing_exit() {
+    let (ok, _, err) = barrierlab(&["run", "--preset", "no-such-job"]);
+    assert!(!ok && err.contains("unknown preset 'no-such-job'") && err.contains("seed-demo"));
+    let (ok, _, err) = barrierlab(&[
+        "run",
+        "--preset",
+        "seed-demo",
+        "--set",
+        "execution.checkpointing.intervall=5s",
+    ]);
+    assert!(
+        !ok && err.contains("did you mean 'execution.checkpointing.interval'"),
+        "{err}"
+    );
+    let (ok, _, err) = barrierlab(&[
+        "run",
+        "--preset",
+        "seed-demo",
+        "--set",
+        "operator.nope.parallelism=2",
+    ]);
+    assert!(!ok && err.contains("nope"), "{err}");
+    let dir = std::env::temp_dir().join(format!("barrierlab-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let garbage = dir.join("garbage.json");
+    std::fs::write(&garbage, "{\"version\": 1, \"operators\": [").unwrap();
+    let (ok, _, err) = barrierlab(&["run", garbage.to_str().unwrap()]);
+    assert!(!ok && err.contains("garbage.json"), "{err}");
+    let cyclic = dir.join("cyclic.json");
+    let mut s: serde_json::Value = serde_json::from_str(
+        &barrierlab_engine::scenario::preset("seed-demo")
+            .unwrap()
+            .to_json(),
+    )
+    .unwrap();
+    s["edges"].as_array_mut().unwrap().push(
+        serde_json::json!({"from": "discard-sink", "to": "datagen", "partitioner": "forward"}),
+    );
+    std::fs::write(&cyclic, s.to_string()).unwrap();
+    let (ok, _, err) = barrierlab(&["run", cyclic.to_str().unwrap()]);
+    assert!(!ok && !err.is_empty() && !err.contains("panicked"), "{err}");
+    let (ok, _, err) = barrierlab(&["run", "--preset", "seed-demo", "--seconds", "soon"]);
+    assert!(!ok && err.contains("--seconds"), "{err}");
+}

@@ -1,0 +1,138 @@
+//! The seed's §10 table, reproduced: `barrierlab run --preset P --seconds 30 --seed 1`.
+
+use barrierlab_engine::scenario::preset;
+use barrierlab_engine::sim::{CheckpointRow, Simulation};
+use barrierlab_engine::task::Operator;
+use barrierlab_engine::types::{MICROS_PER_MS, MICROS_PER_SEC};
+
+fn run(name: &str) -> Simulation {
+    let mut scenario = preset(name).expect("preset exists");
+    scenario.seed = 1;
+    let mut sim = Simulation::new(scenario).expect("preset is valid");
+    sim.run_until(30 * MICROS_PER_SEC);
+    sim
+}
+
+fn completed(sim: &Simulation) -> Vec<CheckpointRow> {
+    let rows: Vec<CheckpointRow> = sim
+        .checkpoint_rows()
+        .into_iter()
+        .filter(|r| r.status == "COMPLETED")
+        .collect();
+    assert!(
+        rows.len() >= 5,
+        "expected at least 5 completed checkpoints, got {rows:?}"
+    );
+    rows
+}
+
+#[test]
+fn seed_demo_checkpoints_take_at_most_100ms() {
+    let sim = run("seed-demo");
+    for r in completed(&sim) {
+        let d = r.duration.unwrap();
+        assert!(d <= 100 * MICROS_PER_MS, "checkpoint {} took {d}us", r.id);
+        assert_eq!(
+            r.persisted, 0,
+            "aligned checkpoints persist no in-flight data"
+        );
+    }
+}
+
+#[test]
+fn seed_backpressure_checkpoints_wait_in_start_delay_for_seconds() {
+    let sim = run("seed-backpressure");
+    let rows = completed(&sim);
+    let sizes: Vec<u64> = rows[1..5].iter().map(|r| r.checkpointed_size).collect();
+    for r in &rows[1..5] {
+        let d = r.duration.unwrap();
+        assert!(
+            (2_500 * MICROS_PER_MS..=4_500 * MICROS_PER_MS).contains(&d),
+            "checkpoint {} took {d}us",
+            r.id
+        );
+        // The time is the barrier queuing behind full buffers: start delay, not alignment.
+        let keyed = r
+            .vertices
+            .iter()
+            .find(|v| v.vertex.starts_with("count-per-key"))
+            .unwrap();
+        assert!(
+            keyed.max_start_delay * 10 >= d * 7,
+            "start delay {} of {d}",
+            keyed.max_start_delay
+        );
+        assert!(
+            keyed.max_alignment * 5 <= d,
+            "alignment {} of {d}",
+            keyed.max_alignment
+        );
+    }
+    assert!(
+        sizes.windows(2).all(|w| w[0] == w[1]),
+        "state size grew: {sizes:?}"
+    );
+}
+
+#[test]
+fn seed_unaligned_checkpoints_are_fast_but_persist_in_flight_data() {
+    let sim = run("seed-unaligned");
+    let rows = completed(&sim);
+    for r in &rows[1..5] {
+        let d = r.duration.unwrap();
+        assert!(d <= 100 * MICROS_PER_MS, "checkpoint {} took {d}us", r.id);
+        assert!(r.unaligned);
+        assert!(
+            (400 * 1024..=900 * 1024).contains(&r.persisted),
+            "checkpoint {} persisted {} bytes",
+            r.id,
+            r.persisted
+        );
+    }
+}
+
+#[test]
+fn sixteen_integer_keys_split_seven_nine_over_two_subtasks() {
+    let sim = run("seed-demo");
+    let keyed: Vec<_> = sim
+        .tasks
+        .iter()
+        .filter(|t| t.id.vertex == 1)
+        .map(|t| match &t.operators[0] {
+            Operator::KeyedCount(k) => k.backend.counters().entries,
+            other => panic!("expected the keyed count, got {other:?}"),
+        })
+        .collect();
+    assert_eq!(keyed, vec![7, 9]);
+    // The same split shows in the records each subtask received (within 2 % of 7/16 and 9/16).
+    let records: Vec<u64> = sim
+        .tasks
+        .iter()
+        .filter(|t| t.id.vertex == 1)
+        .map(|t| t.records_in)
+        .collect();
+    let total = records[0] + records[1];
+    assert!(
+        (records[0] * 1600 / total).abs_diff(700) <= 14,
+        "{records:?}"
+    );
+    let bp = sim.backpressure(30);
+    let subtasks = bp.as_object().unwrap().values().nth(1).unwrap()["subtasks"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(subtasks[0]["records-in"].as_u64(), Some(records[0]));
+}
+
+#[test]
+fn only_the_nine_key_subtask_is_truly_backpressured() {
+    let sim = run("seed-backpressure");
+    let busy: Vec<u64> = sim
+        .tasks
+        .iter()
+        .filter(|t| t.id.vertex == 1)
+        .map(|t| t.time.recent(10).busy * 100 / t.time.recent(10).total())
+        .collect();
+    assert!(busy[1] >= 95, "9-key subtask busy {}%", busy[1]);
+    assert!(busy[0] < 90, "7-key subtask busy {}%", busy[0]);
+}
