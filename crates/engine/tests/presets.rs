@@ -65,7 +65,7 @@ fn invalid_scenarios_are_rejected_with_a_message() {
         "datagen",
         barrierlab_engine::scenario::Partitioner::Forward,
     ));
-    let err = Simulation::new(s).err().expect("a cycle is rejected");
+    let err = Simulation::new(s).expect_err("a cycle is rejected");
     assert!(!err.is_empty());
 }
 
@@ -88,7 +88,7 @@ fn aligned_checkpoint_timeout_switches_to_unaligned_under_backpressure() {
         let d = r.duration.unwrap();
         // Around the timeout: aligned for a second, then the barriers overtake.
         assert!(
-            d >= MICROS_PER_SEC && d < 2 * MICROS_PER_SEC,
+            (MICROS_PER_SEC..2 * MICROS_PER_SEC).contains(&d),
             "checkpoint {} took {d}us",
             r.id
         );
