@@ -31,6 +31,8 @@ pub struct NetBuffer {
 pub enum NetEvent {
     Barrier(CheckpointBarrier),
     CancelCheckpointMarker(CheckpointId),
+    /// `EndOfData`: the producer has no more records; barriers may still follow (final checkpoint).
+    EndOfData,
     EndOfPartition,
 }
 

@@ -166,6 +166,8 @@ impl Simulation {
                 storage_write_latency: c.storage_write_latency,
                 storage_write_throughput: c.storage_write_throughput,
                 inline_threshold: c.data_inline_threshold,
+                wait_for_final_checkpoint: c.checkpoints_after_tasks_finish
+                    && c.checkpoint_interval.is_some(),
             },
         };
         let job_id = format!(

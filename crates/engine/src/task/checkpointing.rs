@@ -103,6 +103,9 @@ impl StreamTask {
             return 0;
         }
         self.checkpointing.last_checkpoint_id = id;
+        if self.end_of_data && self.final_checkpoint.is_none() {
+            self.final_checkpoint = Some(id);
+        }
 
         // Step 1: prepareSnapshotPreBarrier: the two-phase-commit writer pre-commits its
         // transaction, so the committable is part of this checkpoint.
@@ -356,13 +359,7 @@ impl StreamTask {
     }
 
     fn broadcast_event(&mut self, event: NetEvent, ctx: &mut TaskCtx) {
-        for o in 0..self.outputs.len() {
-            let pid = self.outputs[o].partition;
-            ctx.net.partitions[pid as usize].broadcast_event(event.clone());
-            for sub in 0..ctx.net.partitions[pid as usize].subpartitions.len() as u32 {
-                super::notify_consumer(pid, sub, ctx);
-            }
-        }
+        self.broadcast_to_outputs(event, ctx);
     }
 
     /// Runs one mail; returns the time it keeps the task busy.
@@ -410,6 +407,9 @@ impl StreamTask {
                             k.backend.release_snapshot(c);
                         }
                     }
+                }
+                if self.final_checkpoint.is_some_and(|f| id >= f) {
+                    self.finish(ctx);
                 }
                 cost
             }

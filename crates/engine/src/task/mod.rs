@@ -34,6 +34,9 @@ pub struct TaskParams {
     /// `execution.checkpointing.data-inline-threshold`: smaller state goes inline into
     /// `_metadata`, with no file of its own to write.
     pub inline_threshold: u64,
+    /// `checkpoints-after-tasks-finish` with checkpointing on: a task whose input ended waits for
+    /// a final checkpoint before it finishes (`StreamTask.endData` → `waitForFinalCheckpoint`).
+    pub wait_for_final_checkpoint: bool,
 }
 
 impl TaskParams {

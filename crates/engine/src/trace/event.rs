@@ -121,6 +121,7 @@ pub enum TraceKind {
     EndOfPartition {
         channel: u32,
     },
+    EndOfData,
     TaskFinished,
     JobFailed {
         reason: String,
@@ -168,6 +169,7 @@ impl TraceKind {
             Commit { .. } => "CommitterOperator.notifyCheckpointComplete",
             TimersFired { .. } => "InternalTimerServiceImpl.onProcessingTime",
             EndOfPartition { .. } => "SingleCheckpointBarrierHandler.processEndOfPartition",
+            EndOfData => "StreamTask.endData",
             TaskFinished => "StreamTask.afterInvoke",
             JobFailed { .. } => "CheckpointFailureManager.checkFailureCounter",
             Warning { .. } => "StreamTask.handleAsyncException",
@@ -246,6 +248,9 @@ impl TraceKind {
             Commit { id, records } => format!("committed {records} records up to {id}"),
             TimersFired { count } => format!("{count} processing-time timers fired"),
             EndOfPartition { channel } => format!("end of partition on channel {channel}"),
+            EndOfData => {
+                "input ended: EndOfData sent, waiting for the final checkpoint".to_string()
+            }
             TaskFinished => "task finished".to_string(),
             JobFailed { reason } => format!("job failed: {reason}"),
             Warning { message } => format!("warning: {message}"),
@@ -307,6 +312,7 @@ impl TraceKind {
             TimersFired { count } => (27, u64::from(*count), 0, 0),
             EndOfPartition { channel } => (28, u64::from(*channel), 0, 0),
             TaskFinished => (29, 0, 0, 0),
+            EndOfData => (32, 0, 0, 0),
             JobFailed { reason } => {
                 h.bytes(reason.as_bytes());
                 (30, 0, 0, 0)
