@@ -18,6 +18,8 @@ use crate::state::{Action, State};
 
 /// Wall-clock milliseconds between two simulation slices (and renders).
 pub const TICK_MS: u32 = 40;
+/// Wall-clock milliseconds between two event log refreshes above 2× speed.
+const LOG_REFRESH_MS: f64 = 250.0;
 
 #[function_component(App)]
 pub fn app() -> Html {
@@ -47,6 +49,17 @@ pub fn app() -> Html {
         }
     });
 
+    // At high speeds every log line changes every tick; refresh the log a few times a second.
+    let log_version = {
+        let last = use_mut_ref(|| (0.0f64, 0u64));
+        let mut last = last.borrow_mut();
+        let now = clock::now_ms();
+        let fast = state.speed.micros_per_ms().is_none_or(|m| m > 2_000.0);
+        if !state.playing || !fast || now - last.0 >= LOG_REFRESH_MS || last.1 > state.version {
+            *last = (now, state.version);
+        }
+        last.1
+    };
     let sim = state.sim.borrow();
     let graph = Rc::new(graph_model(&sim));
     let dispatch = state.dispatcher();
@@ -73,7 +86,7 @@ pub fn app() -> Html {
                     <Timeline checkpoints={state.timeline.clone()} narrow={narrow} />
                 </Panel>
                 <Panel id="event-log" title="Event log" area="log">
-                    <EventLog sim={state.sim.clone()} version={state.version} />
+                    <EventLog sim={state.sim.clone()} version={log_version} />
                 </Panel>
             </main>
             <StatusBar

@@ -3,7 +3,7 @@
 
 use std::rc::Rc;
 
-use web_sys::{HtmlElement, HtmlInputElement};
+use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 use crate::format;
@@ -40,30 +40,6 @@ struct Line {
 #[function_component(EventLog)]
 pub fn event_log(p: &EventLogProps) -> Html {
     let filter = use_state(String::new);
-    let follow = use_mut_ref(|| true);
-    let list = use_node_ref();
-
-    {
-        let list = list.clone();
-        let follow = follow.clone();
-        use_effect(move || {
-            if *follow.borrow() {
-                if let Some(el) = list.cast::<HtmlElement>() {
-                    el.set_scroll_top(el.scroll_height());
-                }
-            }
-        });
-    }
-    let onscroll = {
-        let list = list.clone();
-        let follow = follow.clone();
-        Callback::from(move |_: Event| {
-            if let Some(el) = list.cast::<HtmlElement>() {
-                *follow.borrow_mut() =
-                    el.scroll_top() + el.client_height() >= el.scroll_height() - 24;
-            }
-        })
-    };
     let oninput = {
         let filter = filter.clone();
         Callback::from(move |e: InputEvent| {
@@ -76,7 +52,9 @@ pub fn event_log(p: &EventLogProps) -> Html {
     let names = sim.vertex_names();
     let needle = filter.trim().to_lowercase();
     let total = sim.trace.total();
-    let mut lines: Vec<Line> = sim
+    // Newest first in the DOM: the list is `column-reverse`, so the newest line shows last and
+    // the browser keeps the view pinned to it without reading layout from script.
+    let lines: Vec<Line> = sim
         .trace
         .events()
         .rev()
@@ -108,7 +86,6 @@ pub fn event_log(p: &EventLogProps) -> Html {
         })
         .take(MAX_LINES)
         .collect();
-    lines.reverse();
     let shown = lines.len();
 
     html! {
@@ -120,11 +97,11 @@ pub fn event_log(p: &EventLogProps) -> Html {
                     { format!("{shown} shown · {total} events traced") }
                 </span>
             </div>
-            <ol class="log" ref={list} onscroll={onscroll} aria-live="off">
+            <ol class="log" aria-live="off">
                 { for lines.into_iter().map(|l| html! {
                     <li key={l.seq} class={classes!("log-line", l.jobmanager.then_some("jm"))}>
                         <span class="t">{ l.time }</span>
-                        <span class="who">{ l.who }</span>
+                        <span class="who" title={l.who.clone()}>{ l.who }</span>
                         <span class="what">{ l.what }</span>
                         <span class="flink">{ l.flink }</span>
                     </li>

@@ -13,14 +13,14 @@ use crate::model::graph::{ChannelModel, EdgeModel, GraphModel, SubtaskModel, Ver
 use crate::model::subtask_label;
 
 const PAD: f64 = 16.0;
-const VW: f64 = 220.0;
-const GAP_X: f64 = 150.0;
+const VW: f64 = 190.0;
+const GAP_X: f64 = 130.0;
 const GAP_Y: f64 = 30.0;
 const LINE_H: f64 = 15.0;
 const SUB: f64 = 18.0;
 const SUB_GAP: f64 = 4.0;
 const SUBS_PER_ROW: u32 = 10;
-const MAX_LINE_CHARS: usize = 30;
+const MAX_LINE_CHARS: usize = 26;
 /// Channel block: label column and bar.
 const CH_LABEL_W: f64 = 24.0;
 const CH_BAR_W: f64 = 70.0;
@@ -311,11 +311,11 @@ pub fn job_graph(props: &JobGraphProps) -> Html {
     }
     let vertical = props.vertical;
     let (placed, width, height) = layout(model, vertical);
-    // Grow up to 1.4× to use the panel, shrink to 0.68× at most (then the panel scrolls).
+    // Grow up to 1.4× to use the panel, shrink to 0.8× at most (then the panel scrolls).
     let style = format!(
         "width: 100%; max-width: {:.0}px; min-width: {:.0}px",
         width * 1.4,
-        width * 0.68
+        width * 0.8
     );
     html! {
         <div class="graph-wrap">
