@@ -1,34 +1,106 @@
-//! The playground's root: the frame every panel lands in.
+//! The playground's root: owns the state, drives the simulation from a timer, lays out the panels.
 
+use std::rc::Rc;
+
+use gloo_timers::callback::Interval;
 use yew::prelude::*;
 
-use crate::components::{header::Header, panel::Panel, status_bar::StatusBar};
+use crate::clock;
+use crate::components::{
+    checkpoints::CheckpointsPanel, controls::Controls, event_log::EventLog, header::Header,
+    help::HelpOverlay, job_graph::JobGraph, panel::Panel, status_bar::StatusBar,
+    timeline::Timeline,
+};
+use crate::hooks::{use_media_query, NARROW_QUERY};
+use crate::keyboard::use_shortcuts;
+use crate::model::graph::graph_model;
+use crate::state::{Action, State};
+
+/// Wall-clock milliseconds between two simulation slices (and renders).
+pub const TICK_MS: u32 = 40;
+/// Wall-clock milliseconds between two event log refreshes above 2× speed.
+const LOG_REFRESH_MS: f64 = 250.0;
 
 #[function_component(App)]
 pub fn app() -> Html {
+    let state = use_reducer(State::initial);
+
+    {
+        let dispatcher = state.dispatcher();
+        use_effect_with((), move |_| {
+            let interval = Interval::new(TICK_MS, move || {
+                if !crate::panic::panicked() {
+                    dispatcher.dispatch(Action::Tick(clock::now_ms()));
+                }
+            });
+            move || drop(interval)
+        });
+    }
+    use_shortcuts(state.dispatcher());
+    let narrow = use_media_query(NARROW_QUERY);
+
+    // Debug aid for the end-to-end tests: `?debug=panic` panics on purpose after the first render.
+    use_effect_with((), |_| {
+        if crate::panic::panic_requested() {
+            gloo_timers::callback::Timeout::new(100, || {
+                panic!("deliberate panic requested by ?debug=panic");
+            })
+            .forget();
+        }
+    });
+
+    // At high speeds every log line changes every tick; refresh the log a few times a second.
+    let log_version = {
+        let last = use_mut_ref(|| (0.0f64, 0u64));
+        let mut last = last.borrow_mut();
+        let now = clock::now_ms();
+        let fast = state.speed.micros_per_ms().is_none_or(|m| m > 2_000.0);
+        if !state.playing || !fast || now - last.0 >= LOG_REFRESH_MS || last.1 > state.version {
+            *last = (now, state.version);
+        }
+        last.1
+    };
+    let sim = state.sim.borrow();
+    let graph = Rc::new(graph_model(&sim));
+    let dispatch = state.dispatcher();
     html! {
         <div id="barrierlab" class="app">
             <Header />
+            <Controls
+                preset={state.preset.clone()}
+                seed={state.seed}
+                playing={state.playing}
+                speed={state.speed}
+                running={sim.status == barrierlab_engine::sim::JobStatus::Running}
+                error={state.error.clone()}
+                dispatch={dispatch.clone()}
+            />
             <main class="workspace">
                 <Panel id="job-graph" title="Job graph" area="graph">
-                    <p class="empty">{ "The running job's operators, channels and barriers appear here." }</p>
+                    <JobGraph model={graph} vertical={narrow} />
                 </Panel>
                 <Panel id="checkpoints" title="Checkpoints" area="checkpoints">
-                    <nav class="tabs" aria-label="Checkpoint views">
-                        { for ["Overview", "History", "Summary", "Configuration"].iter().map(|t| html! {
-                            <span class="tab">{ *t }</span>
-                        }) }
-                    </nav>
-                    <p class="empty">{ "No checkpoint has been triggered yet." }</p>
+                    <CheckpointsPanel rows={state.rows.clone()} report={state.report.clone()} />
                 </Panel>
                 <Panel id="timeline" title="Timeline" area="timeline">
-                    <p class="empty">{ "Per-subtask checkpoint phases: start delay, alignment, sync, async." }</p>
+                    <Timeline checkpoints={state.timeline.clone()} narrow={narrow} />
                 </Panel>
                 <Panel id="event-log" title="Event log" area="log">
-                    <p class="empty">{ "The engine's trace, one Flink class and method a line." }</p>
+                    <EventLog sim={state.sim.clone()} version={log_version} />
                 </Panel>
             </main>
-            <StatusBar />
+            <StatusBar
+                now={sim.now}
+                speed={state.speed.label()}
+                status={format!("{:?}", sim.status).to_uppercase()}
+                playing={state.playing}
+                lagging={state.lagging}
+                events={sim.events}
+                fingerprint={sim.fingerprint()}
+            />
+            if state.help_open {
+                <HelpOverlay onclose={Callback::from(move |_| dispatch.dispatch(Action::CloseHelp))} />
+            }
         </div>
     }
 }

@@ -1,11 +1,22 @@
 //! Barrier Lab's playground: the Yew front end over `barrierlab-engine`.
 
 pub mod app;
+mod clock;
 mod components;
+pub mod format;
+mod hooks;
+mod json;
+mod keyboard;
+pub mod model;
+pub mod panic;
+pub mod state;
+mod theme;
 
 pub use app::App;
 
-/// Mounts the playground on the page's `<body>`.
+/// Mounts the playground on the page's `<body>`, with a panic hook that shows an overlay
+/// instead of leaving a dead page.
 pub fn start() {
+    panic::install();
     yew::Renderer::<App>::new().render();
 }

@@ -24,4 +24,17 @@ async fn app_renders_its_panels() {
             "panel #{id} missing"
         );
     }
+    // The seed's demo job is loaded: controls, status bar and the job graph's vertices.
+    for selector in [
+        "#preset",
+        "#play",
+        "#sim-time",
+        "#fingerprint",
+        "#job-graph .vertex",
+    ] {
+        assert!(
+            host.query_selector(selector).unwrap().is_some(),
+            "{selector} missing"
+        );
+    }
 }

@@ -1,3 +1,10 @@
+pub mod checkpoint_details;
+pub mod checkpoints;
+pub mod controls;
+pub mod event_log;
 pub mod header;
+pub mod help;
+pub mod job_graph;
 pub mod panel;
 pub mod status_bar;
+pub mod timeline;

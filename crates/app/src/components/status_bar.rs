@@ -1,12 +1,42 @@
 use yew::prelude::*;
 
+use crate::format;
+
+#[derive(Properties, PartialEq)]
+pub struct StatusBarProps {
+    pub now: u64,
+    pub speed: &'static str,
+    pub status: String,
+    pub playing: bool,
+    pub lagging: bool,
+    pub events: u64,
+    pub fingerprint: String,
+}
+
 #[function_component(StatusBar)]
-pub fn status_bar() -> Html {
+pub fn status_bar(p: &StatusBarProps) -> Html {
+    let run = if p.status != "RUNNING" {
+        "stopped"
+    } else if p.playing {
+        "playing"
+    } else {
+        "paused"
+    };
     html! {
         <footer class="statusbar" role="status">
-            <span>{ "No job running" }</span>
+            <span id="sim-time" title="Simulated time">{ format!("t = {}", format::sim_time(p.now)) }</span>
+            <span id="sim-speed">{ format!("speed {}", p.speed) }
+                if p.lagging { <span class="lagging" title="The browser cannot keep up; simulated time runs slower than asked">{ " (lagging)" }</span> }
+            </span>
+            <span id="job-status" class={classes!("job-status", p.status.to_lowercase())}>
+                { format!("{} · {run}", p.status) }
+            </span>
+            <span id="sim-events">{ format!("{} events", p.events) }</span>
             <span class="spacer" />
-            <span>{ concat!("barrierlab ", env!("CARGO_PKG_VERSION")) }</span>
+            <span id="fingerprint" title="The engine's trace fingerprint so far: identical runs print identical fingerprints">
+                { format!("fingerprint {}", p.fingerprint) }
+            </span>
+            <span class="version">{ concat!("barrierlab ", env!("CARGO_PKG_VERSION")) }</span>
         </footer>
     }
 }

@@ -1,0 +1,129 @@
+//! One checkpoint's details, per operator (job vertex) and per subtask, from
+//! `json_report()["subtasks"][id]` (Flink's `/jobs/:id/checkpoints/details/:cid/subtasks/:vid`).
+
+use std::rc::Rc;
+
+use serde_json::Value;
+use yew::prelude::*;
+
+use crate::json::{b, bytes, duration, s, timestamp, u};
+
+#[derive(Properties, PartialEq)]
+pub struct DetailsProps {
+    pub id: u64,
+    pub report: Rc<Value>,
+    /// Vertex names in job graph order (the report's map is alphabetical).
+    pub order: Vec<String>,
+}
+
+fn subtask_row(st: &Value) -> Html {
+    let pending = s(st, "className") == "pending";
+    if pending {
+        return html! {
+            <tr class="subtask-row pending">
+                <td>{ u(st, "index") }</td>
+                <td colspan="10" class="muted">{ "pending: not acknowledged yet" }</td>
+            </tr>
+        };
+    }
+    let cp = &st["checkpoint"];
+    let al = &st["alignment"];
+    html! {
+        <tr class="subtask-row">
+            <td>{ u(st, "index") }</td>
+            <td>{ timestamp(st, "ack_timestamp") }</td>
+            <td>{ duration(st, "end_to_end_duration") }</td>
+            <td>{ bytes(st, "checkpointed_size") }</td>
+            <td>{ duration(cp, "sync") }</td>
+            <td>{ duration(cp, "async") }</td>
+            <td>{ duration(al, "duration") }</td>
+            <td>{ duration(st, "start_delay") }</td>
+            <td>{ format!("{} ({})", bytes(al, "processed"), bytes(al, "persisted")) }</td>
+            <td>{ if b(st, "unaligned_checkpoint") { "yes" } else { "no" } }</td>
+            <td>{ if b(st, "aborted") { "yes" } else { "no" } }</td>
+        </tr>
+    }
+}
+
+#[function_component(CheckpointDetails)]
+pub fn checkpoint_details(p: &DetailsProps) -> Html {
+    let expanded = use_state(Vec::<String>::new);
+    let per_vertex = &p.report["subtasks"][p.id.to_string()];
+    let Some(map) = per_vertex.as_object() else {
+        return html! {
+            <p class="empty" id="checkpoint-details">
+                { format!("Checkpoint {} is no longer in the history.", p.id) }
+            </p>
+        };
+    };
+    let mut names: Vec<&String> = p.order.iter().filter(|n| map.contains_key(*n)).collect();
+    for k in map.keys() {
+        if !names.contains(&k) {
+            names.push(k);
+        }
+    }
+    html! {
+        <div id="checkpoint-details" class="details">
+            <h3>{ format!("Checkpoint {} — operators", p.id) }</h3>
+            <div class="table-scroll">
+                <table class="data">
+                    <thead>
+                        <tr>
+                            <th>{ "Operator" }</th><th>{ "Status" }</th><th>{ "Acknowledged" }</th>
+                            <th>{ "Latest Ack" }</th><th>{ "End to End" }</th><th>{ "Checkpointed Size" }</th>
+                            <th>{ "Processed (Persisted)" }</th>
+                        </tr>
+                    </thead>
+                    { for names.iter().map(|name| {
+                        let v = &map[name.as_str()];
+                        let open = expanded.contains(name);
+                        let toggle = {
+                            let expanded = expanded.clone();
+                            let name = (*name).clone();
+                            Callback::from(move |_| {
+                                let mut next = (*expanded).clone();
+                                if let Some(pos) = next.iter().position(|n| *n == name) {
+                                    next.remove(pos);
+                                } else {
+                                    next.push(name.clone());
+                                }
+                                expanded.set(next);
+                            })
+                        };
+                        let subtasks = v["subtasks"].as_array().cloned().unwrap_or_default();
+                        html! {
+                            <tbody class="operator">
+                                <tr class="row operator-row" onclick={toggle} aria-expanded={open.to_string()}>
+                                    <td class="name" title={(*name).clone()}>{ if open { "▾ " } else { "▸ " } }{ (*name).clone() }</td>
+                                    <td>{ s(v, "status") }</td>
+                                    <td>{ format!("{}/{}", u(v, "num_acknowledged_subtasks"), u(v, "num_subtasks")) }</td>
+                                    <td>{ timestamp(v, "latest_ack_timestamp") }</td>
+                                    <td>{ duration(v, "end_to_end_duration") }</td>
+                                    <td>{ bytes(v, "checkpointed_size") }</td>
+                                    <td>{ format!("{} ({})", bytes(v, "processed_data"), bytes(v, "persisted_data")) }</td>
+                                </tr>
+                                if open {
+                                    <tr class="subtasks-holder">
+                                        <td colspan="7">
+                                            <table class="data subtasks">
+                                                <thead>
+                                                    <tr>
+                                                        <th>{ "#" }</th><th>{ "Ack" }</th><th>{ "End to End" }</th>
+                                                        <th>{ "Size" }</th><th>{ "Sync" }</th><th>{ "Async" }</th>
+                                                        <th>{ "Alignment" }</th><th>{ "Start Delay" }</th>
+                                                        <th>{ "Processed (Persisted)" }</th><th>{ "Unaligned" }</th><th>{ "Aborted" }</th>
+                                                    </tr>
+                                                </thead>
+                                                <tbody>{ for subtasks.iter().map(subtask_row) }</tbody>
+                                            </table>
+                                        </td>
+                                    </tr>
+                                }
+                            </tbody>
+                        }
+                    }) }
+                </table>
+            </div>
+        </div>
+    }
+}

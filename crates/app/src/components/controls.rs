@@ -1,0 +1,110 @@
+//! The controls bar: preset, play/pause, speed, step, triggers, reset, seed, help.
+
+use barrierlab_engine::scenario::PRESETS;
+use barrierlab_engine::sim::UserRequest;
+use web_sys::{HtmlInputElement, HtmlSelectElement};
+use yew::prelude::*;
+
+use crate::state::{Action, Speed, State};
+
+#[derive(Properties, PartialEq)]
+pub struct ControlsProps {
+    pub preset: String,
+    pub seed: u64,
+    pub playing: bool,
+    pub speed: Speed,
+    /// The job still runs (not finished or failed).
+    pub running: bool,
+    pub error: Option<String>,
+    pub dispatch: UseReducerDispatcher<State>,
+}
+
+#[function_component(Controls)]
+pub fn controls(p: &ControlsProps) -> Html {
+    let send = |action: Action| {
+        let d = p.dispatch.clone();
+        Callback::from(move |_: MouseEvent| d.dispatch(action.clone()))
+    };
+    let on_preset = {
+        let d = p.dispatch.clone();
+        Callback::from(move |e: Event| {
+            let select: HtmlSelectElement = e.target_unchecked_into();
+            d.dispatch(Action::LoadPreset(select.value()));
+        })
+    };
+    let on_speed = {
+        let d = p.dispatch.clone();
+        Callback::from(move |e: Event| {
+            let select: HtmlSelectElement = e.target_unchecked_into();
+            if let Some(speed) = Speed::from_key(&select.value()) {
+                d.dispatch(Action::SetSpeed(speed));
+            }
+        })
+    };
+    let on_seed = {
+        let d = p.dispatch.clone();
+        let seed = p.seed;
+        Callback::from(move |e: Event| {
+            let input: HtmlInputElement = e.target_unchecked_into();
+            match input.value().trim().parse::<u64>() {
+                Ok(s) => d.dispatch(Action::SetSeed(s)),
+                Err(_) => input.set_value(&seed.to_string()),
+            }
+        })
+    };
+    let description = PRESETS
+        .iter()
+        .find(|(n, _)| *n == p.preset)
+        .map_or("", |(_, d)| *d);
+    html! {
+        <div class="controls-wrap">
+            <div class="controls" role="toolbar" aria-label="Simulation controls">
+                <label class="field">
+                    <span>{ "Preset" }</span>
+                    <select id="preset" onchange={on_preset}>
+                        { for PRESETS.iter().map(|(name, desc)| html! {
+                            <option value={*name} title={*desc} selected={*name == p.preset}>{ *name }</option>
+                        }) }
+                    </select>
+                </label>
+                <div class="group">
+                    <button id="play" class="primary" aria-pressed={p.playing.to_string()}
+                            disabled={!p.running} title="Play / pause (Space)"
+                            onclick={send(Action::TogglePlay)}>
+                        { if p.playing { "❚❚ Pause" } else { "▶ Play" } }
+                    </button>
+                    <button id="step" title="Process the next event (.)" disabled={!p.running}
+                            onclick={send(Action::Step)}>{ "Step" }</button>
+                    <label class="field">
+                        <span>{ "Speed" }</span>
+                        <select id="speed" onchange={on_speed}>
+                            { for Speed::ALL.iter().map(|s| html! {
+                                <option value={s.key()} selected={*s == p.speed}>{ s.label() }</option>
+                            }) }
+                        </select>
+                    </label>
+                </div>
+                <div class="group">
+                    <button id="trigger-checkpoint" title="POST /jobs/:id/checkpoints (c)" disabled={!p.running}
+                            onclick={send(Action::Request(UserRequest::Checkpoint))}>{ "Trigger checkpoint" }</button>
+                    <button id="trigger-savepoint" title="POST /jobs/:id/savepoints (s)" disabled={!p.running}
+                            onclick={send(Action::Request(UserRequest::Savepoint))}>{ "Trigger savepoint" }</button>
+                </div>
+                <div class="group">
+                    <button id="reset" title="Restart the job from time 0 (r)" onclick={send(Action::Reset)}>{ "Reset" }</button>
+                    <label class="field">
+                        <span>{ "Seed" }</span>
+                        <input id="seed" class="seed" type="text" inputmode="numeric" autocomplete="off"
+                               value={p.seed.to_string()} onchange={on_seed} />
+                    </label>
+                    <button id="help-button" class="icon" title="Keyboard shortcuts (?)" aria-label="Keyboard shortcuts"
+                            onclick={send(Action::ToggleHelp)}>{ "?" }</button>
+                </div>
+            </div>
+            <p class="preset-description">{ description }</p>
+            if let Some(error) = &p.error {
+                <p class="error" role="alert">{ error }</p>
+            }
+        </div>
+    }
+}

@@ -1,0 +1,112 @@
+//! The engine's trace, newest last: simulated time, subtask, what happened and the Flink class
+//! and method it stands for. Renders at most the last `MAX_LINES` matches of the text filter.
+
+use std::rc::Rc;
+
+use web_sys::HtmlInputElement;
+use yew::prelude::*;
+
+use crate::format;
+use crate::model::subtask_label;
+use crate::state::SimCell;
+
+/// Lines rendered at most.
+pub const MAX_LINES: usize = 300;
+/// Newest trace events a filter looks through.
+const SCAN: usize = 5_000;
+
+#[derive(Properties)]
+pub struct EventLogProps {
+    pub sim: SimCell,
+    /// Changes whenever the simulation did.
+    pub version: u64,
+}
+
+impl PartialEq for EventLogProps {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.sim, &other.sim) && self.version == other.version
+    }
+}
+
+struct Line {
+    seq: u64,
+    time: String,
+    who: String,
+    what: String,
+    flink: &'static str,
+    jobmanager: bool,
+}
+
+#[function_component(EventLog)]
+pub fn event_log(p: &EventLogProps) -> Html {
+    let filter = use_state(String::new);
+    let oninput = {
+        let filter = filter.clone();
+        Callback::from(move |e: InputEvent| {
+            let input: HtmlInputElement = e.target_unchecked_into();
+            filter.set(input.value());
+        })
+    };
+
+    let sim = p.sim.borrow();
+    let names = sim.vertex_names();
+    let needle = filter.trim().to_lowercase();
+    let total = sim.trace.total();
+    // Newest first in the DOM: the list is `column-reverse`, so the newest line shows last and
+    // the browser keeps the view pinned to it without reading layout from script.
+    let lines: Vec<Line> = sim
+        .trace
+        .events()
+        .rev()
+        .take(if needle.is_empty() { MAX_LINES } else { SCAN })
+        .filter_map(|e| {
+            let who = match e.task {
+                Some(t) => subtask_label(
+                    names.get(t.vertex as usize).map_or("?", String::as_str),
+                    t.subtask,
+                ),
+                None => "JobManager".to_string(),
+            };
+            let what = e.kind.describe();
+            let flink = e.kind.flink();
+            if !needle.is_empty() {
+                let hay = format!("{who} {what} {flink}").to_lowercase();
+                if !hay.contains(&needle) {
+                    return None;
+                }
+            }
+            Some(Line {
+                seq: e.seq,
+                time: format::sim_time(e.time),
+                who,
+                what,
+                flink,
+                jobmanager: e.task.is_none(),
+            })
+        })
+        .take(MAX_LINES)
+        .collect();
+    let shown = lines.len();
+
+    html! {
+        <div class="event-log">
+            <div class="log-toolbar">
+                <input id="log-filter" type="search" placeholder="Filter: barrier, checkpoint 3, count-per-key #1, CheckpointCoordinator…"
+                       aria-label="Filter the event log" value={(*filter).clone()} oninput={oninput} />
+                <span class="muted" id="log-count">
+                    { format!("{shown} shown · {total} events traced") }
+                </span>
+            </div>
+            <ol class="log" aria-live="off">
+                { for lines.into_iter().map(|l| html! {
+                    <li key={l.seq} class={classes!("log-line", l.jobmanager.then_some("jm"))}>
+                        <span class="t">{ l.time }</span>
+                        <span class="who" title={l.who.clone()}>{ l.who }</span>
+                        <span class="what">{ l.what }</span>
+                        <span class="flink">{ l.flink }</span>
+                    </li>
+                }) }
+            </ol>
+        </div>
+    }
+}

@@ -1,0 +1,254 @@
+//! The job graph's data: vertices in layers, each subtask's backpressure, and per channel the
+//! buffers queued in its subpartition, whether it is blocked and which barriers are in flight.
+
+use barrierlab_engine::barrier::BarrierHandler;
+use barrierlab_engine::network::{ChannelKind, NetEvent, NetItem, MAX_BUFFERS_PER_CHANNEL};
+use barrierlab_engine::sim::{backpressure_level, Simulation};
+use barrierlab_engine::task::TimeSplit;
+use barrierlab_engine::types::CheckpointId;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct GraphModel {
+    pub vertices: Vec<VertexModel>,
+    pub edges: Vec<EdgeModel>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct VertexModel {
+    pub id: u32,
+    pub name: String,
+    pub parallelism: u32,
+    /// Longest path from a source (0 for sources): the column it is drawn in.
+    pub layer: u32,
+    pub subtasks: Vec<SubtaskModel>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SubtaskModel {
+    pub index: u32,
+    /// `ok`, `low` or `high` (Flink's `VertexBackPressureLevel`).
+    pub level: &'static str,
+    pub busy: f64,
+    pub idle: f64,
+    pub backpressured: f64,
+    pub records_in: u64,
+    pub records_out: u64,
+    /// The barrier handler's state class, if the task has inputs.
+    pub handler_state: Option<&'static str>,
+    pub mailbox: usize,
+    pub finished: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct EdgeModel {
+    pub from: u32,
+    pub to: u32,
+    pub partitioner: String,
+    pub channels: Vec<ChannelModel>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChannelModel {
+    pub producer: u32,
+    pub consumer: u32,
+    /// Data buffers queued in the subpartition (plus, for a remote channel, received and unread).
+    pub queued: u32,
+    pub queued_bytes: u64,
+    pub capacity: u32,
+    pub remote: bool,
+    pub blocked: bool,
+    /// Barriers in the queue, head (next to be read) first.
+    pub barriers: Vec<BarrierInFlight>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BarrierInFlight {
+    pub id: CheckpointId,
+    pub unaligned: bool,
+    /// Items ahead of it in the queue (0 = next to be read).
+    pub position: u32,
+}
+
+/// The busy / idle / backpressured split of the last complete second (the current, partial one
+/// right after the job started).
+fn last_second(time: &barrierlab_engine::task::TaskTime) -> TimeSplit {
+    let current = time.recent(1);
+    let two = time.recent(2);
+    if two.total() > current.total() {
+        TimeSplit {
+            busy: two.busy - current.busy,
+            idle: two.idle - current.idle,
+            backpressured: two.backpressured - current.backpressured,
+        }
+    } else {
+        current
+    }
+}
+
+fn ratio(part: u64, total: u64) -> f64 {
+    if total == 0 {
+        0.0
+    } else {
+        part as f64 / total as f64
+    }
+}
+
+fn barrier_of(item: &NetItem) -> Option<(CheckpointId, bool)> {
+    match item {
+        NetItem::Event(NetEvent::Barrier(b)) => Some((b.id, b.options.is_unaligned())),
+        _ => None,
+    }
+}
+
+pub fn graph_model(sim: &Simulation) -> GraphModel {
+    let vertices_in = &sim.graph.vertices;
+    let mut layers = vec![0u32; vertices_in.len()];
+    // Vertices are topologically ordered, so every input's layer is known when it is needed.
+    for v in vertices_in {
+        let layer = v
+            .inputs
+            .iter()
+            .map(|e| layers.get(e.source_vertex as usize).map_or(0, |l| l + 1))
+            .max()
+            .unwrap_or(0);
+        layers[v.id as usize] = layer;
+    }
+    let vertices = vertices_in
+        .iter()
+        .map(|v| VertexModel {
+            id: v.id,
+            name: v.name.clone(),
+            parallelism: v.parallelism,
+            layer: layers[v.id as usize],
+            subtasks: sim
+                .vertex_tasks(v.id)
+                .map(|t| {
+                    let split = last_second(&t.time);
+                    let total = split.total();
+                    let bp_milli = (split.backpressured * 1000).checked_div(total).unwrap_or(0);
+                    SubtaskModel {
+                        index: t.id.subtask,
+                        level: backpressure_level(bp_milli),
+                        busy: ratio(split.busy, total),
+                        idle: ratio(split.idle, total),
+                        backpressured: ratio(split.backpressured, total),
+                        records_in: t.records_in,
+                        records_out: t.records_out,
+                        handler_state: t.handler.as_ref().map(|h| h.state_name()),
+                        mailbox: t.mailbox.iter().count(),
+                        finished: t.status != barrierlab_engine::task::TaskStatus::Running,
+                    }
+                })
+                .collect(),
+        })
+        .collect();
+
+    let mut edges: Vec<EdgeModel> = sim
+        .graph
+        .edges()
+        .map(|e| EdgeModel {
+            from: e.source_vertex,
+            to: e.target_vertex,
+            partitioner: e.partitioner.to_string(),
+            channels: Vec::new(),
+        })
+        .collect();
+    let blocked: Vec<Vec<u32>> = sim
+        .tasks
+        .iter()
+        .map(|t| {
+            t.handler
+                .as_ref()
+                .map(|h| h.blocked_channels())
+                .unwrap_or_default()
+        })
+        .collect();
+    for p in &sim.net.partitions {
+        let producer = &sim.tasks[p.producer as usize];
+        for s in &p.subpartitions {
+            let Some(channel) = sim.net.channels.get(s.consumer as usize) else {
+                continue;
+            };
+            let consumer = &sim.tasks[channel.task as usize];
+            let Some(edge) = edges
+                .iter_mut()
+                .find(|e| e.from == producer.id.vertex && e.to == consumer.id.vertex)
+            else {
+                continue;
+            };
+            let remote = channel.kind == ChannelKind::Remote;
+            // Head of the line first: what the consumer reads next. For a remote channel the
+            // buffers already received come before those still in the producer's queue.
+            let items: Vec<&NetItem> = if remote {
+                channel.received.iter().chain(s.queue.iter()).collect()
+            } else {
+                s.queue.iter().collect()
+            };
+            let queued = items
+                .iter()
+                .filter(|i| matches!(i, NetItem::Buffer(_)))
+                .count() as u32;
+            let queued_bytes = items.iter().map(|i| u64::from(i.data_bytes())).sum();
+            let barriers = items
+                .iter()
+                .enumerate()
+                .filter_map(|(pos, item)| {
+                    barrier_of(item).map(|(id, unaligned)| BarrierInFlight {
+                        id,
+                        unaligned,
+                        position: pos as u32,
+                    })
+                })
+                .collect();
+            let blocked_here = s.blocked
+                || blocked
+                    .get(channel.task as usize)
+                    .is_some_and(|b| b.contains(&channel.index));
+            edge.channels.push(ChannelModel {
+                producer: producer.id.subtask,
+                consumer: consumer.id.subtask,
+                queued,
+                queued_bytes,
+                capacity: MAX_BUFFERS_PER_CHANNEL,
+                remote,
+                blocked: blocked_here,
+                barriers,
+            });
+        }
+    }
+    for e in &mut edges {
+        e.channels.sort_by_key(|c| (c.producer, c.consumer));
+    }
+    GraphModel { vertices, edges }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use barrierlab_engine::scenario::preset;
+
+    #[test]
+    fn backpressure_preset_shows_blocked_channels_and_barriers() {
+        let mut sim = Simulation::new(preset("seed-backpressure").unwrap()).unwrap();
+        let (mut blocked, mut barriers, mut high) = (0, 0, 0);
+        let mut t = 0;
+        while t < 30_000_000 {
+            t += 40_000;
+            sim.run_until(t);
+            let m = graph_model(&sim);
+            let chans = m.edges.iter().flat_map(|e| e.channels.iter());
+            blocked += chans.clone().filter(|c| c.blocked).count();
+            barriers += chans.map(|c| c.barriers.len()).sum::<usize>();
+            high += m
+                .vertices
+                .iter()
+                .flat_map(|v| &v.subtasks)
+                .filter(|s| s.level == "high")
+                .count();
+        }
+        // Barriers queue behind data for seconds; alignment (blocked channels) is short.
+        assert!(high > 0, "no HIGH back pressure");
+        assert!(barriers > 0, "no barrier in flight");
+        assert!(blocked > 0, "no blocked channel");
+    }
+}
