@@ -34,6 +34,10 @@ use crate::types::{ChannelIndex, CheckpointId, Micros};
 /// What the task and the UI need from any barrier handler.
 pub trait BarrierHandler {
     fn handle(&mut self, now: Micros, input: HandlerInput) -> Vec<HandlerEffect>;
+    /// `handle`, appending the effects to `out` (lets a caller reuse one buffer).
+    fn handle_into(&mut self, now: Micros, input: HandlerInput, out: &mut Vec<HandlerEffect>) {
+        out.extend(self.handle(now, input));
+    }
     /// The Flink class name of the current state (the tracker has one: its own).
     fn state_name(&self) -> &'static str;
     fn current_checkpoint_id(&self) -> Option<CheckpointId>;
@@ -48,6 +52,9 @@ pub trait BarrierHandler {
 impl BarrierHandler for CheckpointBarrierTracker {
     fn handle(&mut self, now: Micros, input: HandlerInput) -> Vec<HandlerEffect> {
         CheckpointBarrierTracker::handle(self, now, input)
+    }
+    fn handle_into(&mut self, now: Micros, input: HandlerInput, out: &mut Vec<HandlerEffect>) {
+        CheckpointBarrierTracker::handle_into(self, now, input, out)
     }
     fn state_name(&self) -> &'static str {
         CheckpointBarrierTracker::state_name(self)
@@ -75,6 +82,9 @@ impl BarrierHandler for CheckpointBarrierTracker {
 impl BarrierHandler for SingleCheckpointBarrierHandler {
     fn handle(&mut self, now: Micros, input: HandlerInput) -> Vec<HandlerEffect> {
         SingleCheckpointBarrierHandler::handle(self, now, input)
+    }
+    fn handle_into(&mut self, now: Micros, input: HandlerInput, out: &mut Vec<HandlerEffect>) {
+        SingleCheckpointBarrierHandler::handle_into(self, now, input, out)
     }
     fn state_name(&self) -> &'static str {
         SingleCheckpointBarrierHandler::state_name(self)
@@ -133,6 +143,12 @@ impl BarrierHandler for AnyBarrierHandler {
         match self {
             AnyBarrierHandler::Tracker(t) => t.handle(now, input),
             AnyBarrierHandler::Single(s) => s.handle(now, input),
+        }
+    }
+    fn handle_into(&mut self, now: Micros, input: HandlerInput, out: &mut Vec<HandlerEffect>) {
+        match self {
+            AnyBarrierHandler::Tracker(t) => t.handle_into(now, input, out),
+            AnyBarrierHandler::Single(s) => s.handle_into(now, input, out),
         }
     }
     fn state_name(&self) -> &'static str {

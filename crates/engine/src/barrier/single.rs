@@ -145,6 +145,13 @@ impl SingleCheckpointBarrierHandler {
     }
 
     pub fn handle(&mut self, now: Micros, input: HandlerInput) -> Vec<HandlerEffect> {
+        let mut out = Vec::new();
+        self.handle_into(now, input, &mut out);
+        out
+    }
+
+    /// [`Self::handle`], appending to `out`: the caller's buffer is reused, nothing allocates.
+    pub fn handle_into(&mut self, now: Micros, input: HandlerInput, out: &mut Vec<HandlerEffect>) {
         self.core.now = now;
         self.core.effects.clear();
         match input {
@@ -170,7 +177,7 @@ impl SingleCheckpointBarrierHandler {
             }
             HandlerInput::AlignmentTimeout { id } => self.process_alignment_timeout(id),
         }
-        std::mem::take(&mut self.core.effects)
+        out.append(&mut self.core.effects);
     }
 
     /// Rejects what a real input gate cannot deliver: unknown or finished channels.

@@ -110,6 +110,13 @@ impl CheckpointBarrierTracker {
     }
 
     pub fn handle(&mut self, now: Micros, input: HandlerInput) -> Vec<HandlerEffect> {
+        let mut out = Vec::new();
+        self.handle_into(now, input, &mut out);
+        out
+    }
+
+    /// [`Self::handle`], appending to `out`: the caller's buffer is reused, nothing allocates.
+    pub fn handle_into(&mut self, now: Micros, input: HandlerInput, out: &mut Vec<HandlerEffect>) {
         self.now = now;
         self.effects.clear();
         match input {
@@ -137,7 +144,7 @@ impl CheckpointBarrierTracker {
             // The tracker never asks for timers; a stray one changes nothing.
             HandlerInput::AlignmentTimeout { .. } => {}
         }
-        std::mem::take(&mut self.effects)
+        out.append(&mut self.effects);
     }
 
     fn check_open_channel(&mut self, channel: ChannelIndex, what: &str) -> bool {

@@ -60,6 +60,7 @@ pub struct StreamTask {
     scratch: Vec<Record>,
     scratch_b: Vec<Record>,
     touched: Vec<u32>,
+    handler_effects: Vec<HandlerEffect>,
     /// Whether any operator registers processing-time timers.
     has_timers: bool,
 }
@@ -114,6 +115,7 @@ impl StreamTask {
             scratch: Vec::new(),
             scratch_b: Vec::new(),
             touched: Vec::new(),
+            handler_effects: Vec::new(),
             has_timers: false,
         };
         task.has_timers = has_timers;
@@ -460,14 +462,15 @@ impl StreamTask {
                 HandlerInput::EndOfPartition { channel: ch }
             }
         };
-        let effects = match self.handler.as_mut() {
-            Some(h) => h.handle(ctx.now, input),
-            None => Vec::new(),
-        };
+        let mut effects = std::mem::take(&mut self.handler_effects);
+        if let Some(h) = self.handler.as_mut() {
+            h.handle_into(ctx.now, input, &mut effects);
+        }
         let mut busy = 0;
-        for effect in effects {
+        for effect in effects.drain(..) {
             busy += self.apply_handler_effect(effect, ctx);
         }
+        self.handler_effects = effects;
         if busy > 0 {
             Action::Busy(busy)
         } else {
