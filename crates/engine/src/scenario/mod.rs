@@ -10,6 +10,7 @@
 
 mod config;
 mod config_keys;
+mod faults;
 mod job_graph;
 mod model;
 mod presets;
@@ -29,6 +30,7 @@ pub use config_keys::{
     check_value, closest_key, edit_distance, format_thousandths, parse_thousandths, resolve_key,
     ConfigKeyInfo, ConfigValue, ValueKind, CONFIG_KEYS, RESTART_STRATEGY_TYPES,
 };
+pub use faults::{parse_fail_flag, parse_task_ref, Fault, ResolvedFault, TaskRef};
 pub use job_graph::{
     default_max_parallelism, JobEdge, JobGraph, JobVertex, DEFAULT_LOWER_BOUND_MAX_PARALLELISM,
     UPPER_BOUND_MAX_PARALLELISM,

@@ -34,9 +34,9 @@ pub struct Scenario {
     /// Flink configuration keys verbatim with string values, as in Flink's `config.yaml`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub config: BTreeMap<String, String>,
-    /// Fault script; opaque until fault scripts are defined, kept so URLs can already carry it.
+    /// Fault script: kills, slow operators, storage failures, declines, lost notifications.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub faults: Vec<serde_json::Value>,
+    pub faults: Vec<super::faults::Fault>,
 }
 
 fn default_version() -> u32 {

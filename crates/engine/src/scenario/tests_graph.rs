@@ -405,7 +405,7 @@ fn serde_rejects_unknown_kinds_fields_and_garbage() {
 
 #[test]
 fn faults_and_defaults_travel_in_json() {
-    let json = r#"{"name":"x","operators":[{"name":"s","kind":{"type":"datagen","rate":1,"record-size":1,"keys":1,"key-distribution":{"type":"skewed","hot-keys":1,"hot-percent":90},"bounded":5}},{"name":"k","kind":{"type":"discard-sink"}}],"edges":[{"from":"s","to":"k","partitioner":"forward","latency":"2ms"}],"faults":[{"at":"10s","kill":"k"}]}"#;
+    let json = r#"{"name":"x","operators":[{"name":"s","kind":{"type":"datagen","rate":1,"record-size":1,"keys":1,"key-distribution":{"type":"skewed","hot-keys":1,"hot-percent":90},"bounded":5}},{"name":"k","kind":{"type":"discard-sink"}}],"edges":[{"from":"s","to":"k","partitioner":"forward","latency":"2ms"}],"faults":[{"kill":{"task":"k#0","at":"10s"}}]}"#;
     let s = Scenario::from_json(json).unwrap();
     assert_eq!(s.version, 1);
     assert_eq!(s.faults.len(), 1);

@@ -134,7 +134,8 @@ pub fn deploy(scenario: &Scenario, graph: &JobGraph) -> Result<Deployment, Strin
                     i,
                     v.parallelism,
                     v.max_parallelism,
-                    index,
+                    // Stable across restarts and rescaling of other operators.
+                    (v.id << 16) | i,
                     scenario.seed,
                 )?);
                 costs.push(spec.cost_per_record_micros()?);

@@ -4,11 +4,13 @@
 
 mod build;
 mod coordination;
+mod external;
 mod queue;
 mod remote;
 mod report;
 
 pub use coordination::UserRequest;
+pub use external::{ExternalSink, ExternalSystem};
 pub use queue::EventQueue;
 pub use report::{backpressure_level, CheckpointRow, VertexPhases};
 
@@ -106,6 +108,8 @@ pub struct Simulation {
     pub(crate) acked_state: BTreeMap<(CheckpointId, u32), TaskStateSnapshot>,
     /// State of completed checkpoints (and savepoints) still retained: id → per task.
     pub completed_state: BTreeMap<CheckpointId, BTreeMap<u32, TaskStateSnapshot>>,
+    /// What the sinks wrote, outside the job.
+    pub external: ExternalSystem,
     queue: EventQueue<Event>,
     rng: ChaCha8Rng,
     wake_at: Vec<Option<Micros>>,
@@ -192,6 +196,7 @@ impl Simulation {
             params,
             acked_state: BTreeMap::new(),
             completed_state: BTreeMap::new(),
+            external: ExternalSystem::default(),
             queue: EventQueue::default(),
             wake_at: vec![None; n],
             timer_at: vec![None; n],
@@ -425,15 +430,43 @@ impl Simulation {
                     now + self.params.rpc_latency,
                     Event::ToCoordinator(Box::new(input)),
                 );
-                if self
-                    .tasks
-                    .iter()
-                    .all(|t| t.status == crate::task::TaskStatus::Finished)
-                {
-                    self.status = JobStatus::Finished;
-                    self.coordinator_input(CoordinatorInput::Shutdown);
-                }
+                self.check_all_finished();
             }
+            TaskEffect::Commit {
+                task,
+                operator,
+                transaction,
+                records,
+            } => {
+                let (op, subtask) = self.scenario_operator(task, operator);
+                self.external.commit(op, subtask, transaction, &records);
+            }
+            TaskEffect::Write {
+                task,
+                operator,
+                records,
+            } => {
+                let (op, _) = self.scenario_operator(task, operator);
+                self.external.write(op, &records);
+            }
+        }
+    }
+
+    /// The scenario operator index of chain position `pos` in task `task`, and its subtask index.
+    pub fn scenario_operator(&self, task: u32, pos: usize) -> (usize, u32) {
+        let id = self.tasks[task as usize].id;
+        (self.graph.vertices[id.vertex as usize].operators[pos], id.subtask)
+    }
+
+    /// The job is FINISHED once every task is.
+    fn check_all_finished(&mut self) {
+        if self
+            .tasks
+            .iter()
+            .all(|t| t.status == crate::task::TaskStatus::Finished)
+        {
+            self.status = JobStatus::Finished;
+            self.coordinator_input(CoordinatorInput::Shutdown);
         }
     }
 

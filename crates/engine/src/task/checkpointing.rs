@@ -375,7 +375,7 @@ impl StreamTask {
                 ctx.trace
                     .record(now, Some(self.id), TraceKind::NotifyComplete { id });
                 let mut cost = 20;
-                for op in &mut self.operators {
+                for (pos, op) in self.operators.iter_mut().enumerate() {
                     match op {
                         Operator::TwoPhaseCommitSink(t) => {
                             let ids: Vec<CheckpointId> =
@@ -384,9 +384,18 @@ impl StreamTask {
                             for cid in ids {
                                 if let Some(txn) = t.pending.remove(&cid) {
                                     records += txn.len() as u64;
-                                    t.committed.extend(txn);
                                     t.committed_transactions.push(cid);
+                                    ctx.effects.push(TaskEffect::Commit {
+                                        task: self.index,
+                                        operator: pos,
+                                        transaction: cid,
+                                        records: txn,
+                                    });
                                 }
+                            }
+                            if t.committed_transactions.len() > 32 {
+                                let excess = t.committed_transactions.len() - 32;
+                                t.committed_transactions.drain(..excess);
                             }
                             cost += 500;
                             ctx.trace

@@ -108,6 +108,20 @@ pub enum TaskEffect {
     Finished {
         task: u32,
     },
+    /// A two-phase-commit sink commits `transaction` (the checkpoint that pre-committed it) in the
+    /// external system; committing the same transaction twice is a no-op there.
+    Commit {
+        task: u32,
+        operator: usize,
+        transaction: CheckpointId,
+        records: Vec<(u32, u64)>,
+    },
+    /// A non-transactional sink wrote records to the external system.
+    Write {
+        task: u32,
+        operator: usize,
+        records: Vec<(u32, u64)>,
+    },
 }
 
 /// What a task works with during one step.

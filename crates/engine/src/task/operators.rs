@@ -129,12 +129,15 @@ impl Keyed {
 
 /// A two-phase-commit sink (Sink V2 `TwoPhaseCommittingSink`: writer + committer): records go
 /// into the open transaction; `prepareSnapshotPreBarrier` pre-commits it as the checkpoint's
-/// committable; `notifyCheckpointComplete` commits every committable up to that checkpoint.
+/// committable; `notifyCheckpointComplete` commits every committable up to that checkpoint in
+/// the external system (the simulation's `ExternalSystem`, which outlives failures).
 #[derive(Debug, Clone, Default)]
 pub struct TwoPhaseCommit {
+    /// Records written into the open transaction, as `(origin, seq)`.
     pub open: Vec<(u32, u64)>,
+    /// Pre-committed transactions by the checkpoint that pre-committed them.
     pub pending: BTreeMap<CheckpointId, Vec<(u32, u64)>>,
-    pub committed: Vec<(u32, u64)>,
+    /// Transactions this subtask committed (newest last, bounded), for inspectors.
     pub committed_transactions: Vec<CheckpointId>,
 }
 
@@ -160,8 +163,10 @@ pub enum Operator {
     DiscardSink {
         records: u64,
     },
+    /// A non-transactional sink: every record is written to the external system at once (and
+    /// written again if it is replayed after a restore).
     CollectSink {
-        output: Vec<(u32, u64)>,
+        unflushed: Vec<(u32, u64)>,
     },
     TwoPhaseCommitSink(Box<TwoPhaseCommit>),
 }
@@ -227,7 +232,9 @@ impl Operator {
                 notified: Vec::new(),
             },
             OperatorKind::DiscardSink => Operator::DiscardSink { records: 0 },
-            OperatorKind::CollectSink => Operator::CollectSink { output: Vec::new() },
+            OperatorKind::CollectSink => Operator::CollectSink {
+                unflushed: Vec::new(),
+            },
             OperatorKind::TwoPhaseCommitSink => Operator::TwoPhaseCommitSink(Box::default()),
         })
     }
@@ -274,7 +281,7 @@ impl Operator {
                 timers.insert((end, rec.key));
             }
             Operator::DiscardSink { records } => *records += 1,
-            Operator::CollectSink { output } => output.push((rec.origin, rec.seq)),
+            Operator::CollectSink { unflushed } => unflushed.push((rec.origin, rec.seq)),
             Operator::TwoPhaseCommitSink(t) => t.open.push((rec.origin, rec.seq)),
         }
         Ok(())

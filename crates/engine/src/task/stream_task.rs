@@ -63,6 +63,7 @@ pub struct StreamTask {
     handler_effects: Vec<HandlerEffect>,
     /// Whether any operator registers processing-time timers.
     has_timers: bool,
+    has_collect_sink: bool,
 }
 
 /// What the default action did.
@@ -117,8 +118,13 @@ impl StreamTask {
             touched: Vec::new(),
             handler_effects: Vec::new(),
             has_timers: false,
+            has_collect_sink: false,
         };
         task.has_timers = has_timers;
+        task.has_collect_sink = task
+            .operators
+            .iter()
+            .any(|o| matches!(o, Operator::CollectSink { .. }));
         task
     }
 
@@ -670,6 +676,9 @@ impl StreamTask {
                 }
             }
             self.emit(&a, ctx);
+            if self.has_collect_sink {
+                self.flush_sink_writes(ctx);
+            }
         } else {
             self.emit(input, ctx);
         }
@@ -677,6 +686,21 @@ impl StreamTask {
         self.scratch = a;
         self.scratch_b = b;
         cost
+    }
+
+    /// A non-transactional sink's records reach the external system right away.
+    fn flush_sink_writes(&mut self, ctx: &mut TaskCtx) {
+        for (pos, op) in self.operators.iter_mut().enumerate() {
+            if let Operator::CollectSink { unflushed } = op {
+                if !unflushed.is_empty() {
+                    ctx.effects.push(TaskEffect::Write {
+                        task: self.index,
+                        operator: pos,
+                        records: std::mem::take(unflushed),
+                    });
+                }
+            }
+        }
     }
 
     /// Emits the chain's output records to every output edge.
