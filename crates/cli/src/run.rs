@@ -39,7 +39,9 @@ pub fn run(args: RunArgs) -> Result<(), String> {
     sim.run_until(until);
     match args.format {
         Format::Json => {
-            let report = sim.json_report();
+            let mut report = sim.json_report();
+            report["verification"] =
+                serde_json::to_value(sim.verification()).map_err(|e| e.to_string())?;
             println!(
                 "{}",
                 serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
@@ -75,7 +77,6 @@ fn print_table(sim: &Simulation) {
     let rows: Vec<CheckpointRow> = sim.checkpoint_rows();
     if rows.is_empty() {
         println!("no checkpoints");
-        return;
     }
     println!(
         "{:>4}  {:<11} {:>9} {:>10} {:>10} {:>7}  per vertex: max start delay / alignment / sync / async",
@@ -112,6 +113,31 @@ fn print_table(sim: &Simulation) {
                 ))
                 .collect::<Vec<_>>()
                 .join("; ")
+        );
+    }
+    println!();
+    println!("job status: {:?}", sim.status);
+    let v = sim.verification();
+    for s in &v.sinks {
+        println!(
+            "verification {} ({}, at {}): expected {}, committed {}, duplicates {}, missing {}",
+            s.sink,
+            if s.transactional {
+                "two-phase commit"
+            } else {
+                "non-transactional"
+            },
+            s.basis,
+            s.expected_records,
+            s.committed_records,
+            s.duplicates,
+            s.missing
+        );
+    }
+    for s in &v.state {
+        println!(
+            "verification {} state: counted {} for {} records",
+            s.operator, s.counted, s.expected
         );
     }
     println!();

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use barrierlab_engine::scenario::{apply_set, preset, Scenario, PRESETS};
+use barrierlab_engine::scenario::{apply_set, parse_fail_flag, preset, Fault, Scenario, PRESETS};
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct ScenarioArgs {
@@ -18,6 +18,13 @@ pub struct ScenarioArgs {
     /// (`operator.count-per-key.cost-per-record=5ms`). Repeatable.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
+    /// Kills a subtask at a simulated time: `<operator>#<subtask>@<time>`, e.g.
+    /// `count-per-key#1@12s`. Repeatable.
+    #[arg(long = "fail", value_name = "OP#N@TIME")]
+    pub fail: Vec<String>,
+    /// A JSON file with a list of faults (see docs/faults.md), added to the scenario's own.
+    #[arg(long = "faults", value_name = "FILE.json")]
+    pub faults: Option<PathBuf>,
 }
 
 impl ScenarioArgs {
@@ -42,6 +49,16 @@ impl ScenarioArgs {
         }
         for assignment in &self.set {
             apply_set(&mut scenario, assignment).map_err(|e| format!("--set {assignment}: {e}"))?;
+        }
+        for flag in &self.fail {
+            scenario.faults.push(parse_fail_flag(flag)?);
+        }
+        if let Some(path) = &self.faults {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            let faults: Vec<Fault> = serde_json::from_str(&text)
+                .map_err(|e| format!("{}: not a fault list: {e}", path.display()))?;
+            scenario.faults.extend(faults);
         }
         Ok(scenario)
     }

@@ -12,7 +12,9 @@ pub const MICROS_PER_SEC: Micros = 1_000_000;
 pub type CheckpointId = u64;
 
 /// One parallel instance of a job vertex: `(vertex index, subtask index)`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 pub struct SubtaskId {
     pub vertex: u32,
     pub subtask: u32,

@@ -100,6 +100,11 @@ impl CheckpointCoordinator {
     /// Takes one input at time `now` and returns what the event loop must do.
     pub fn handle(&mut self, now: Micros, input: CoordinatorInput) -> Vec<CoordinatorEffect> {
         let mut fx = Vec::new();
+        if self.shutdown && matches!(input, CoordinatorInput::Restored { .. }) {
+            // A job restored from a savepoint after it stopped runs again: in Flink a new
+            // coordinator, continuing the checkpoint ids after the restored one.
+            self.shutdown = false;
+        }
         if self.shutdown {
             // A shut-down coordinator only answers trigger requests (with a rejection).
             if let CoordinatorInput::TriggerRequest { props } = input {
@@ -189,12 +194,20 @@ impl CheckpointCoordinator {
             }
             CoordinatorInput::TasksFinished { tasks } => self.finished.extend(tasks),
             CoordinatorInput::Restored { id } => {
-                if let Some(cp) = self.store.get(id) {
+                // Savepoints are not in the store; their statistics still know them.
+                let known = match self.store.get(id) {
+                    Some(cp) => Some((cp.props.is_savepoint(), Some(cp.external_pointer.clone()))),
+                    None => self
+                        .stats
+                        .get(id)
+                        .map(|cp| (cp.props.is_savepoint(), cp.external_path.clone())),
+                };
+                if let Some((is_savepoint, external_path)) = known {
                     self.stats.report_restored(RestoredCheckpointStats {
                         id,
                         restore_timestamp: now,
-                        is_savepoint: cp.props.is_savepoint(),
-                        external_path: Some(cp.external_pointer.clone()),
+                        is_savepoint,
+                        external_path,
                     });
                 }
             }

@@ -14,7 +14,7 @@ mod result_partition;
 pub use buffer::{NetBuffer, NetEvent, NetItem, Record};
 pub use input_channel::{ChannelKind, InputChannel, InputGate};
 pub use ready::InputReady;
-pub use result_partition::{EmitOutcome, ResultPartition, Subpartition};
+pub use result_partition::{EmitOutcome, Overtaken, ResultPartition, Subpartition};
 
 /// Index into [`Network::partitions`].
 pub type PartitionId = u32;

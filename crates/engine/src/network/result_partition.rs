@@ -88,6 +88,26 @@ impl Subpartition {
     }
 }
 
+/// In-flight data an unaligned barrier overtook in one subpartition: output channel state.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Overtaken {
+    pub bytes: u64,
+    pub records: Vec<Record>,
+}
+
+impl Overtaken {
+    pub fn of<'a>(items: impl Iterator<Item = &'a NetItem>) -> Overtaken {
+        let mut o = Overtaken::default();
+        for item in items {
+            if let NetItem::Buffer(b) = item {
+                o.bytes += u64::from(b.bytes);
+                o.records.extend_from_slice(&b.records);
+            }
+        }
+        o
+    }
+}
+
 /// What emitting one record did to the partition.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct EmitOutcome {
@@ -260,13 +280,13 @@ impl ResultPartition {
 
     /// `broadcastEvent(barrier, isPriorityEvent=true)` (`PipelinedSubpartition.processPriorityBuffer`):
     /// the barrier jumps ahead of every queued buffer; the buffers it overtook are output channel
-    /// state. Returns the bytes overtaken per subpartition.
-    pub fn broadcast_priority_event(&mut self, event: NetEvent) -> Vec<u64> {
+    /// state. Returns, per subpartition, the overtaken bytes and records.
+    pub fn broadcast_priority_event(&mut self, event: NetEvent) -> Vec<Overtaken> {
         let mut overtaken = Vec::with_capacity(self.subpartitions.len());
         for sub in 0..self.subpartitions.len() {
             self.finish_builder(sub);
             let s = &mut self.subpartitions[sub];
-            overtaken.push(s.queued_data_bytes());
+            overtaken.push(Overtaken::of(s.queue.iter()));
             // Behind earlier priority events, ahead of everything else.
             let at = s.priority_events as usize;
             s.queue.insert(at, NetItem::Event(event.clone()));
@@ -277,8 +297,12 @@ impl ResultPartition {
 
     /// `PipelinedSubpartition.alignedBarrierTimeout`: a barrier of checkpoint `id` still queued in
     /// `sub` becomes a priority event at the head; the data ahead of it is output channel state.
-    /// Returns the overtaken bytes, or `None` when the barrier had already been consumed.
-    pub fn promote_barrier(&mut self, sub: usize, id: crate::types::CheckpointId) -> Option<u64> {
+    /// Returns what it overtook, or `None` when the barrier had already been consumed.
+    pub fn promote_barrier(
+        &mut self,
+        sub: usize,
+        id: crate::types::CheckpointId,
+    ) -> Option<Overtaken> {
         let s = &mut self.subpartitions[sub];
         let pos = s
             .queue
@@ -287,12 +311,7 @@ impl ResultPartition {
         if pos < s.priority_events as usize {
             return None;
         }
-        let ahead: u64 = s
-            .queue
-            .iter()
-            .take(pos)
-            .map(|i| u64::from(i.data_bytes()))
-            .sum();
+        let ahead = Overtaken::of(s.queue.iter().take(pos));
         let Some(NetItem::Event(NetEvent::Barrier(b))) = s.queue.remove(pos) else {
             return None;
         };
@@ -301,6 +320,18 @@ impl ResultPartition {
             .insert(at, NetItem::Event(NetEvent::Barrier(b.as_unaligned())));
         s.priority_events += 1;
         Some(ahead)
+    }
+
+    /// Restore: channel state of this subpartition goes back ahead of any new data.
+    pub fn restore_channel_state(&mut self, sub: usize, records: Vec<Record>, bytes: u32) {
+        self.request(sub);
+        let s = &mut self.subpartitions[sub];
+        s.queue.push_front(NetItem::Buffer(NetBuffer {
+            records,
+            bytes,
+            slice: false,
+        }));
+        s.backlog += 1;
     }
 
     /// The consumer takes the next available item of `sub`. A data buffer stays in use until
@@ -436,7 +467,8 @@ mod tests {
             options: CheckpointOptions::for_config(CheckpointType::Checkpoint, true, true, 0),
         };
         let overtaken = p.broadcast_priority_event(NetEvent::Barrier(unaligned));
-        assert_eq!(overtaken, vec![32768]);
+        assert_eq!(overtaken[0].bytes, 32768);
+        assert_eq!(overtaken[0].records.len(), 1);
         assert!(
             matches!(p.take(0), Some(NetItem::Event(_))),
             "priority passes a block"

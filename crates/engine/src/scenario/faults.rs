@@ -21,9 +21,15 @@ pub enum Fault {
     /// CHECKPOINT_ASYNC_EXCEPTION (an IO error).
     StorageFailure { from: String, until: String },
     /// The subtask declines checkpoint `checkpoint` (CHECKPOINT_DECLINED).
-    Decline { task: String, checkpoint: CheckpointId },
+    Decline {
+        task: String,
+        checkpoint: CheckpointId,
+    },
     /// `notifyCheckpointComplete(checkpoint)` never reaches the subtask (a lost RPC).
-    LoseNotification { task: String, checkpoint: CheckpointId },
+    LoseNotification {
+        task: String,
+        checkpoint: CheckpointId,
+    },
     /// The subtask's acks take `by` longer, in `[from, until)` (default: the whole run).
     DelayAcks {
         task: String,
@@ -43,9 +49,9 @@ pub struct TaskRef {
 }
 
 pub fn parse_task_ref(text: &str) -> Result<TaskRef, String> {
-    let (op, index) = text
-        .rsplit_once('#')
-        .ok_or_else(|| format!("'{text}' names no subtask: write <operator>#<subtask>, e.g. count-per-key#1"))?;
+    let (op, index) = text.rsplit_once('#').ok_or_else(|| {
+        format!("'{text}' names no subtask: write <operator>#<subtask>, e.g. count-per-key#1")
+    })?;
     let subtask = index
         .parse()
         .map_err(|_| format!("'{text}': '{index}' is not a subtask index"))?;
@@ -60,9 +66,9 @@ pub fn parse_task_ref(text: &str) -> Result<TaskRef, String> {
 
 /// `--fail '<operator>#<subtask>@<time>'`: a kill.
 pub fn parse_fail_flag(text: &str) -> Result<Fault, String> {
-    let (task, at) = text
-        .rsplit_once('@')
-        .ok_or_else(|| format!("--fail '{text}': write <operator>#<subtask>@<time>, e.g. count-per-key#1@12s"))?;
+    let (task, at) = text.rsplit_once('@').ok_or_else(|| {
+        format!("--fail '{text}': write <operator>#<subtask>@<time>, e.g. count-per-key#1@12s")
+    })?;
     parse_task_ref(task)?;
     parse_duration(at).map_err(|e| format!("--fail '{text}': {e}"))?;
     Ok(Fault::Kill {
@@ -74,12 +80,49 @@ pub fn parse_fail_flag(text: &str) -> Result<Fault, String> {
 /// A fault with its times parsed and its subtask resolved against the scenario's operators.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ResolvedFault {
-    Kill { operator: usize, subtask: u32, at: Micros },
-    Slow { operator: usize, from: Micros, cost: Micros },
-    StorageFailure { from: Micros, until: Micros },
-    Decline { operator: usize, subtask: u32, checkpoint: CheckpointId },
-    LoseNotification { operator: usize, subtask: u32, checkpoint: CheckpointId },
-    DelayAcks { operator: usize, subtask: u32, by: Micros, from: Micros, until: Micros },
+    Kill {
+        operator: usize,
+        subtask: u32,
+        at: Micros,
+    },
+    Slow {
+        operator: usize,
+        from: Micros,
+        cost: Micros,
+    },
+    StorageFailure {
+        from: Micros,
+        until: Micros,
+    },
+    Decline {
+        operator: usize,
+        subtask: u32,
+        checkpoint: CheckpointId,
+    },
+    LoseNotification {
+        operator: usize,
+        subtask: u32,
+        checkpoint: CheckpointId,
+    },
+    DelayAcks {
+        operator: usize,
+        subtask: u32,
+        by: Micros,
+        from: Micros,
+        until: Micros,
+    },
+}
+
+impl ResolvedFault {
+    /// When the fault needs an event of its own (the others act when an ack or notification
+    /// passes by).
+    pub fn time(&self) -> Option<Micros> {
+        match self {
+            ResolvedFault::Kill { at, .. } => Some(*at),
+            ResolvedFault::Slow { from, .. } => Some(*from),
+            _ => None,
+        }
+    }
 }
 
 impl Fault {
@@ -104,13 +147,22 @@ impl Fault {
             }
             Ok((op, r.subtask))
         };
-        let time = |what: &str, text: &str| parse_duration(text).map_err(|e| format!("fault {what}: {e}"));
+        let time =
+            |what: &str, text: &str| parse_duration(text).map_err(|e| format!("fault {what}: {e}"));
         Ok(match self {
             Fault::Kill { task: t, at } => {
                 let (operator, subtask) = task(t)?;
-                ResolvedFault::Kill { operator, subtask, at: time("at", at)? }
+                ResolvedFault::Kill {
+                    operator,
+                    subtask,
+                    at: time("at", at)?,
+                }
             }
-            Fault::Slow { operator, from, cost_per_record } => ResolvedFault::Slow {
+            Fault::Slow {
+                operator,
+                from,
+                cost_per_record,
+            } => ResolvedFault::Slow {
                 operator: operator_index(operator)
                     .ok_or_else(|| format!("fault names unknown operator '{operator}'"))?,
                 from: time("from", from)?,
@@ -123,21 +175,44 @@ impl Fault {
                 }
                 ResolvedFault::StorageFailure { from, until }
             }
-            Fault::Decline { task: t, checkpoint } => {
+            Fault::Decline {
+                task: t,
+                checkpoint,
+            } => {
                 let (operator, subtask) = task(t)?;
-                ResolvedFault::Decline { operator, subtask, checkpoint: *checkpoint }
+                ResolvedFault::Decline {
+                    operator,
+                    subtask,
+                    checkpoint: *checkpoint,
+                }
             }
-            Fault::LoseNotification { task: t, checkpoint } => {
+            Fault::LoseNotification {
+                task: t,
+                checkpoint,
+            } => {
                 let (operator, subtask) = task(t)?;
-                ResolvedFault::LoseNotification { operator, subtask, checkpoint: *checkpoint }
+                ResolvedFault::LoseNotification {
+                    operator,
+                    subtask,
+                    checkpoint: *checkpoint,
+                }
             }
-            Fault::DelayAcks { task: t, by, from, until } => {
+            Fault::DelayAcks {
+                task: t,
+                by,
+                from,
+                until,
+            } => {
                 let (operator, subtask) = task(t)?;
                 ResolvedFault::DelayAcks {
                     operator,
                     subtask,
                     by: time("by", by)?,
-                    from: from.as_deref().map(|f| time("from", f)).transpose()?.unwrap_or(0),
+                    from: from
+                        .as_deref()
+                        .map(|f| time("from", f))
+                        .transpose()?
+                        .unwrap_or(0),
                     until: until
                         .as_deref()
                         .map(|u| time("until", u))
@@ -181,9 +256,21 @@ mod tests {
     fn resolve_checks_names_and_subtasks() {
         let index = |n: &str| (n == "a").then_some(0);
         let p = |_| 2;
-        let kill = Fault::Kill { task: "a#2".into(), at: "1s".into() };
-        assert!(kill.resolve(index, p).unwrap_err().contains("parallelism 2"));
-        let unknown = Fault::Kill { task: "b#0".into(), at: "1s".into() };
-        assert!(unknown.resolve(index, p).unwrap_err().contains("unknown operator 'b'"));
+        let kill = Fault::Kill {
+            task: "a#2".into(),
+            at: "1s".into(),
+        };
+        assert!(kill
+            .resolve(index, p)
+            .unwrap_err()
+            .contains("parallelism 2"));
+        let unknown = Fault::Kill {
+            task: "b#0".into(),
+            at: "1s".into(),
+        };
+        assert!(unknown
+            .resolve(index, p)
+            .unwrap_err()
+            .contains("unknown operator 'b'"));
     }
 }

@@ -114,10 +114,41 @@ impl Simulation {
                         state.insert(key.1, s);
                     }
                 }
+                let offsets = state
+                    .values()
+                    .flat_map(|s| {
+                        s.operator.iter().filter_map(move |(_, o)| {
+                            let pos = o.states.first()?.elements.first()?.value.max(0) as u64;
+                            Some(((s.task.vertex << 16) | s.task.subtask, pos))
+                        })
+                    })
+                    .collect();
+                self.checkpoint_offsets.insert(id, offsets);
+                let in_flight: Vec<(u32, u64)> = state
+                    .values()
+                    .flat_map(|s| {
+                        let out = s
+                            .output_channel_records
+                            .iter()
+                            .flat_map(|(_, _, r)| r.iter());
+                        let inp = s.input_channel_records.iter().flat_map(|(_, r)| r.iter());
+                        out.chain(inp).map(|r| (r.origin, r.seq))
+                    })
+                    .collect();
+                if !in_flight.is_empty() {
+                    self.checkpoint_in_flight.insert(id, in_flight);
+                }
                 self.completed_state.insert(id, state);
+                if checkpoint.props.kind == CheckpointKind::SyncSavepoint {
+                    self.stop_after_savepoint();
+                }
             }
             CoordinatorEffect::NotifyCheckpointComplete { id, tasks } => {
-                self.send_mail(&tasks, || Mail::NotifyCheckpointComplete { id }, false);
+                let delivered: Vec<_> = tasks
+                    .into_iter()
+                    .filter(|t| !self.notification_lost(*t, id))
+                    .collect();
+                self.send_mail(&delivered, || Mail::NotifyCheckpointComplete { id }, false);
             }
             CoordinatorEffect::NotifyCheckpointAborted { id, tasks } => {
                 self.send_mail(&tasks, || Mail::NotifyCheckpointAborted { id }, false);
@@ -142,11 +173,7 @@ impl Simulation {
                 },
             ),
             CoordinatorEffect::AckIgnored { .. } => {}
-            CoordinatorEffect::FailJob { reason } => {
-                self.trace
-                    .record(now, None, TraceKind::JobFailed { reason });
-                self.status = JobStatus::Failed;
-            }
+            CoordinatorEffect::FailJob { reason } => self.fail_job(reason, None),
             CoordinatorEffect::Subsumed { id } => {
                 self.completed_state.remove(&id);
             }
@@ -166,6 +193,21 @@ pub enum UserRequest {
 }
 
 impl Simulation {
+    /// Stop-with-savepoint completed: the tasks end and the job is FINISHED; the savepoint stays
+    /// available to restore from.
+    fn stop_after_savepoint(&mut self) {
+        for t in &mut self.tasks {
+            if t.status == crate::task::TaskStatus::Running {
+                t.status = crate::task::TaskStatus::Finished;
+                t.time.set(self.now, crate::task::TimeState::Idle);
+                self.trace
+                    .record(self.now, Some(t.id), TraceKind::TaskFinished);
+            }
+        }
+        self.status = JobStatus::Finished;
+        self.coordinator_input(CoordinatorInput::Shutdown);
+    }
+
     /// Hands a user request to the coordinator at the current time.
     pub fn request(&mut self, request: UserRequest) {
         use crate::coordinator::CheckpointProperties as P;

@@ -5,14 +5,18 @@
 mod build;
 mod coordination;
 mod external;
+mod failover;
+mod faults;
 mod queue;
 mod remote;
 mod report;
+mod verify;
 
 pub use coordination::UserRequest;
 pub use external::{ExternalSink, ExternalSystem};
 pub use queue::EventQueue;
 pub use report::{backpressure_level, CheckpointRow, VertexPhases};
+pub use verify::{SinkVerification, StateVerification, Verification};
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -33,6 +37,8 @@ use crate::types::{CheckpointId, Micros, SubtaskId};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub enum JobStatus {
     Running,
+    /// Failed over; the restart strategy's delay runs.
+    Restarting,
     Finished,
     Failed,
 }
@@ -81,6 +87,12 @@ pub(crate) enum Event {
     ResumeArrive {
         channel: u32,
     },
+    /// A scripted fault (`Simulation::faults[index]`) is due.
+    Fault {
+        index: u32,
+    },
+    /// The restart strategy's delay is over.
+    Restart,
 }
 
 /// Latencies and timings the loop applies.
@@ -110,6 +122,17 @@ pub struct Simulation {
     pub completed_state: BTreeMap<CheckpointId, BTreeMap<u32, TaskStateSnapshot>>,
     /// What the sinks wrote, outside the job.
     pub external: ExternalSystem,
+    /// Source positions (origin → next seq) of every completed checkpoint and savepoint.
+    pub checkpoint_offsets: BTreeMap<CheckpointId, BTreeMap<u32, u64>>,
+    /// Records each completed checkpoint holds as channel state (unaligned): before the cut at
+    /// the sources, but not yet past the sinks.
+    pub checkpoint_in_flight: BTreeMap<CheckpointId, Vec<(u32, u64)>>,
+    /// The scenario's faults, resolved, and which have fired.
+    pub faults: Vec<crate::scenario::ResolvedFault>,
+    fired: Vec<bool>,
+    /// Operator costs changed by `slow` faults (scenario operator index → cost per record).
+    cost_overrides: BTreeMap<usize, Micros>,
+    pub restart: failover::RestartState,
     queue: EventQueue<Event>,
     rng: ChaCha8Rng,
     wake_at: Vec<Option<Micros>>,
@@ -159,6 +182,16 @@ impl Simulation {
                 .join("\n")
         })?;
         let deployment = build::deploy(&scenario, &graph)?;
+        let faults = scenario
+            .faults
+            .iter()
+            .map(|f| {
+                f.resolve(
+                    |name| scenario.operator_index(name),
+                    |op| scenario.operators[op].parallelism,
+                )
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         let c = &graph.config;
         let params = SimParams {
             rpc_latency: c.rpc_latency,
@@ -197,6 +230,12 @@ impl Simulation {
             acked_state: BTreeMap::new(),
             completed_state: BTreeMap::new(),
             external: ExternalSystem::default(),
+            checkpoint_offsets: BTreeMap::new(),
+            checkpoint_in_flight: BTreeMap::new(),
+            fired: vec![false; faults.len()],
+            faults,
+            cost_overrides: BTreeMap::new(),
+            restart: Default::default(),
             queue: EventQueue::default(),
             wake_at: vec![None; n],
             timer_at: vec![None; n],
@@ -205,6 +244,11 @@ impl Simulation {
             effects: Vec::new(),
             events: 0,
         };
+        for (i, f) in sim.faults.iter().enumerate() {
+            if let Some(at) = f.time() {
+                sim.queue.push(at, Event::Fault { index: i as u32 });
+            }
+        }
         sim.start();
         Ok(sim)
     }
@@ -245,7 +289,7 @@ impl Simulation {
 
     /// Processes every event up to and including `until`, then sets the clock to `until`.
     pub fn run_until(&mut self, until: Micros) {
-        while self.status == JobStatus::Running {
+        while matches!(self.status, JobStatus::Running | JobStatus::Restarting) {
             match self.queue.peek_time() {
                 Some(t) if t <= until => {
                     self.step();
@@ -329,6 +373,8 @@ impl Simulation {
             } => self.net_arrive(channel, *item, backlog),
             Event::CreditArrive { channel, credit } => self.credit_arrive(channel, credit),
             Event::ResumeArrive { channel } => self.resume_arrive(channel),
+            Event::Fault { index } => self.fire_fault(index as usize),
+            Event::Restart => self.restart(),
         }
     }
 
@@ -399,17 +445,21 @@ impl Simulation {
                 metrics,
                 snapshot,
             } => {
+                let subtask = self.tasks[task as usize].id;
+                if let Some(reason) = self.injected_decline(subtask, id) {
+                    self.apply_task_effect(TaskEffect::Decline { task, id, reason });
+                    return;
+                }
                 self.acked_state.insert((id, task), *snapshot);
                 let input = CoordinatorInput::Acknowledge {
                     id,
-                    subtask: self.tasks[task as usize].id,
+                    subtask,
                     metrics,
                     handle_key: (id << 32) | u64::from(task),
                 };
-                self.queue.push(
-                    now + self.params.rpc_latency,
-                    Event::ToCoordinator(Box::new(input)),
-                );
+                let latency = self.params.rpc_latency + self.injected_ack_delay(subtask);
+                self.queue
+                    .push(now + latency, Event::ToCoordinator(Box::new(input)));
             }
             TaskEffect::Decline { task, id, reason } => {
                 let input = CoordinatorInput::Decline {
@@ -455,7 +505,10 @@ impl Simulation {
     /// The scenario operator index of chain position `pos` in task `task`, and its subtask index.
     pub fn scenario_operator(&self, task: u32, pos: usize) -> (usize, u32) {
         let id = self.tasks[task as usize].id;
-        (self.graph.vertices[id.vertex as usize].operators[pos], id.subtask)
+        (
+            self.graph.vertices[id.vertex as usize].operators[pos],
+            id.subtask,
+        )
     }
 
     /// The job is FINISHED once every task is.

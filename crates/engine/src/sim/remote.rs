@@ -81,16 +81,19 @@ impl Simulation {
             NetItem::Event(NetEvent::Barrier(barrier)) if barrier.options.is_unaligned() => {
                 // A priority event overtakes what is queued in the channel; that data becomes the
                 // consumer's input channel state.
-                let overtaken: u64 = c.received.iter().map(|i| u64::from(i.data_bytes())).sum();
+                let overtaken = crate::network::Overtaken::of(c.received.iter());
                 let id = barrier.id;
                 c.received
                     .push_front(NetItem::Event(NetEvent::Barrier(barrier)));
-                if overtaken > 0 {
-                    *self.tasks[task as usize]
+                if overtaken.bytes > 0 {
+                    let entry = self.tasks[task as usize]
                         .checkpointing
                         .overtaken_input
                         .entry(id)
-                        .or_default() += overtaken;
+                        .or_default();
+                    entry.0 += overtaken.bytes;
+                    entry.1.push((index, overtaken.records));
+                    let overtaken = overtaken.bytes;
                     self.trace.record(
                         now,
                         Some(self.tasks[task as usize].id),

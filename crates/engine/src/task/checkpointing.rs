@@ -10,7 +10,7 @@ use super::stream_task::StreamTask;
 use super::{TaskCtx, TaskEffect};
 use crate::barrier::{BarrierHandler, CheckpointBarrier, HandlerInput};
 use crate::coordinator::{CheckpointFailureReason, SubtaskCheckpointMetrics};
-use crate::network::NetEvent;
+use crate::network::{NetEvent, Record};
 use crate::state::{KeyedStateSnapshot, OperatorStateSnapshot};
 use crate::trace::TraceKind;
 use crate::types::{CheckpointId, Micros};
@@ -26,6 +26,13 @@ pub const SERIALIZE_BYTES_PER_MICRO: u64 = 400;
 /// Fixed part of the async phase (`AsyncCheckpointRunnable` scheduling, handle bookkeeping).
 pub const ASYNC_BASE: Micros = 200;
 
+/// A record's identity: `(origin, seq)`.
+pub type RecordId = (u32, u64);
+/// A pre-committed transaction: (chained operator index, pre-committing checkpoint, records).
+pub type Committable = (usize, CheckpointId, Vec<RecordId>);
+/// Records per input channel.
+pub type ChannelRecords = Vec<(u32, Vec<Record>)>;
+
 /// Serialized size of one committable (`CommittableWithLineage`: checkpoint id, subtask, and a
 /// transaction handle such as a Kafka transactional id with producer id and epoch).
 pub const COMMITTABLE_BYTES: u64 = 96;
@@ -34,15 +41,22 @@ pub const COMMITTABLE_BYTES: u64 = 96;
 /// is exact.
 #[derive(Debug, Clone, Default)]
 pub struct TaskStateSnapshot {
+    /// The subtask that took it.
+    pub task: crate::types::SubtaskId,
     /// Keyed state per chained operator index.
     pub keyed: Vec<(usize, KeyedStateSnapshot)>,
     /// Operator (list) state per chained operator index (source offsets).
     pub operator: Vec<(usize, OperatorStateSnapshot)>,
-    /// Pre-committed, not yet committed two-phase-commit transactions: (checkpoint, records).
-    pub committables: Vec<(CheckpointId, Vec<(u32, u64)>)>,
+    /// Pre-committed, not yet committed two-phase-commit transactions:
+    /// (chained operator index, pre-committing checkpoint, records).
+    pub committables: Vec<Committable>,
     /// In-flight data written as channel state (bytes): output and input side.
     pub output_channel_state: u64,
     pub input_channel_state: u64,
+    /// The channel state's records, replayed on restore before new data: output side per
+    /// (output edge, subpartition), input side per input channel.
+    pub output_channel_records: Vec<(usize, u32, Vec<Record>)>,
+    pub input_channel_records: ChannelRecords,
 }
 
 impl TaskStateSnapshot {
@@ -79,8 +93,9 @@ pub struct SubtaskCheckpointCoordinator {
     pub pending: BTreeMap<CheckpointId, PendingSnapshot>,
     /// Checkpoints this subtask acknowledged (bounded, newest last), for inspectors.
     pub acknowledged: Vec<CheckpointId>,
-    /// Input data an unaligned barrier overtook inside remote input channels, per checkpoint.
-    pub overtaken_input: BTreeMap<CheckpointId, u64>,
+    /// Input data an unaligned barrier overtook inside remote input channels, per checkpoint:
+    /// bytes, and records per channel.
+    pub overtaken_input: BTreeMap<CheckpointId, (u64, ChannelRecords)>,
 }
 
 impl StreamTask {
@@ -122,23 +137,24 @@ impl StreamTask {
         // Step 2: broadcast the barrier before snapshotting, so downstream can start aligning.
         let unaligned = barrier.options.is_unaligned();
         let mut output_persisted = 0;
+        let mut output_records = Vec::new();
         for o in 0..self.outputs.len() {
             let pid = self.outputs[o].partition;
             let p = &mut ctx.net.partitions[pid as usize];
             if unaligned {
-                let overtaken: u64 = p
-                    .broadcast_priority_event(NetEvent::Barrier(barrier))
-                    .iter()
-                    .sum();
-                output_persisted += overtaken;
-                if overtaken > 0 {
+                let overtaken = p.broadcast_priority_event(NetEvent::Barrier(barrier));
+                let bytes: u64 = overtaken.iter().map(|x| x.bytes).sum();
+                output_persisted += bytes;
+                for (sub, x) in overtaken.into_iter().enumerate() {
+                    if !x.records.is_empty() {
+                        output_records.push((o, sub as u32, x.records));
+                    }
+                }
+                if bytes > 0 {
                     ctx.trace.record(
                         now,
                         Some(self.id),
-                        TraceKind::BarrierOvertaking {
-                            id,
-                            bytes: overtaken,
-                        },
+                        TraceKind::BarrierOvertaking { id, bytes },
                     );
                 }
             } else {
@@ -171,7 +187,9 @@ impl StreamTask {
         ctx.trace
             .record(now, Some(self.id), TraceKind::SyncStart { id });
         let mut snapshot = TaskStateSnapshot {
+            task: self.id,
             output_channel_state: output_persisted,
+            output_channel_records: output_records,
             ..Default::default()
         };
         let mut entries = 0u64;
@@ -186,11 +204,9 @@ impl StreamTask {
                     snapshot.operator.push((i, dg.state.snapshot(id)));
                 }
                 Operator::TwoPhaseCommitSink(t) => {
-                    snapshot.committables = t
-                        .pending
-                        .iter()
-                        .map(|(cid, recs)| (*cid, recs.clone()))
-                        .collect();
+                    snapshot
+                        .committables
+                        .extend(t.pending.iter().map(|(cid, recs)| (i, *cid, recs.clone())));
                 }
                 _ => {}
             }
@@ -206,6 +222,21 @@ impl StreamTask {
                 sync,
             },
         );
+        // Unaligned: the rest of a buffer being read when the barrier overtook it is pre-barrier
+        // data the snapshot does not contain: it is input channel state (Flink persists the
+        // deserializer's unconsumed buffer).
+        if unaligned {
+            if let Some(cur) = self.current.as_ref() {
+                let rest = &cur.buffer.records[cur.pos..];
+                if !rest.is_empty() {
+                    snapshot.input_channel_state +=
+                        rest.iter().map(|r| u64::from(r.bytes)).sum::<u64>();
+                    snapshot
+                        .input_channel_records
+                        .push((cur.channel, rest.to_vec()));
+                }
+            }
+        }
         let input_complete = !unaligned || self.handler.is_none() || self.is_source();
         let barrier_timeoutable = !self.outputs.is_empty() && barrier.options.is_timeoutable();
         let metrics = SubtaskCheckpointMetrics {
@@ -309,8 +340,10 @@ impl StreamTask {
         let Some(mut p) = self.checkpointing.pending.remove(&id) else {
             return;
         };
-        p.snapshot.input_channel_state +=
-            self.checkpointing.overtaken_input.remove(&id).unwrap_or(0);
+        if let Some((bytes, records)) = self.checkpointing.overtaken_input.remove(&id) {
+            p.snapshot.input_channel_state += bytes;
+            p.snapshot.input_channel_records.extend(records);
+        }
         let persisted = p.snapshot.output_channel_state + p.snapshot.input_channel_state;
         let size = p.snapshot.operator_state_bytes() + persisted;
         p.metrics.async_duration = now.saturating_sub(p.sync_end);
@@ -458,31 +491,34 @@ impl StreamTask {
     /// `PipelinedSubpartition.alignedBarrierTimeout` on every output subpartition.
     fn promote_output_barriers(&mut self, id: CheckpointId, ctx: &mut TaskCtx) {
         let mut total = 0;
+        let mut records = Vec::new();
         for o in 0..self.outputs.len() {
             let pid = self.outputs[o].partition;
             let n = ctx.net.partitions[pid as usize].subpartitions.len();
             for sub in 0..n {
-                if let Some(bytes) = ctx.net.partitions[pid as usize].promote_barrier(sub, id) {
-                    total += bytes;
+                if let Some(x) = ctx.net.partitions[pid as usize].promote_barrier(sub, id) {
+                    total += x.bytes;
+                    if !x.records.is_empty() {
+                        records.push((o, sub as u32, x.records));
+                    }
                     super::notify_consumer(pid, sub as u32, ctx);
                 }
             }
         }
-        if total > 0 || self.checkpointing.pending.contains_key(&id) {
-            if let Some(p) = self.checkpointing.pending.get_mut(&id) {
-                p.snapshot.output_channel_state += total;
-                p.output_settled = true;
-                if total > 0 {
-                    p.metrics.unaligned = true;
-                }
-            }
+        if let Some(p) = self.checkpointing.pending.get_mut(&id) {
+            p.snapshot.output_channel_state += total;
+            p.snapshot.output_channel_records.extend(records);
+            p.output_settled = true;
             if total > 0 {
-                ctx.trace.record(
-                    ctx.now,
-                    Some(self.id),
-                    TraceKind::BarrierPromoted { id, bytes: total },
-                );
+                p.metrics.unaligned = true;
             }
+        }
+        if total > 0 {
+            ctx.trace.record(
+                ctx.now,
+                Some(self.id),
+                TraceKind::BarrierPromoted { id, bytes: total },
+            );
         }
     }
 }

@@ -123,6 +123,12 @@ pub enum TraceKind {
     },
     EndOfData,
     TaskFinished,
+    RestartScheduled {
+        delay: Micros,
+    },
+    Restored {
+        id: CheckpointId,
+    },
     JobFailed {
         reason: String,
     },
@@ -170,6 +176,8 @@ impl TraceKind {
             TimersFired { .. } => "InternalTimerServiceImpl.onProcessingTime",
             EndOfPartition { .. } => "SingleCheckpointBarrierHandler.processEndOfPartition",
             EndOfData => "StreamTask.endData",
+            RestartScheduled { .. } => "ExponentialDelayRestartBackoffTimeStrategy.notifyFailure",
+            Restored { .. } => "CheckpointCoordinator.restoreLatestCheckpointedStateToAll",
             TaskFinished => "StreamTask.afterInvoke",
             JobFailed { .. } => "CheckpointFailureManager.checkFailureCounter",
             Warning { .. } => "StreamTask.handleAsyncException",
@@ -252,6 +260,8 @@ impl TraceKind {
                 "input ended: EndOfData sent, waiting for the final checkpoint".to_string()
             }
             TaskFinished => "task finished".to_string(),
+            RestartScheduled { delay } => format!("job restarts in {delay}us"),
+            Restored { id } => format!("job restored from checkpoint {id}"),
             JobFailed { reason } => format!("job failed: {reason}"),
             Warning { message } => format!("warning: {message}"),
         }
@@ -313,6 +323,8 @@ impl TraceKind {
             EndOfPartition { channel } => (28, u64::from(*channel), 0, 0),
             TaskFinished => (29, 0, 0, 0),
             EndOfData => (32, 0, 0, 0),
+            RestartScheduled { delay } => (33, *delay, 0, 0),
+            Restored { id } => (34, *id, 0, 0),
             JobFailed { reason } => {
                 h.bytes(reason.as_bytes());
                 (30, 0, 0, 0)
