@@ -114,6 +114,22 @@ impl Simulation {
                         state.insert(key.1, s);
                     }
                 }
+                // Subtasks that finished before this checkpoint are part of it as finished.
+                for (i, t) in self.tasks.iter().enumerate() {
+                    if t.status == crate::task::TaskStatus::Finished
+                        && !state.contains_key(&(i as u32))
+                    {
+                        let mut snap = crate::task::TaskStateSnapshot {
+                            task: t.id,
+                            finished: true,
+                            ..Default::default()
+                        };
+                        if let Some(crate::task::Operator::Datagen(dg)) = t.operators.first() {
+                            snap.operator.push((0, dg.state.snapshot(id)));
+                        }
+                        state.insert(i as u32, snap);
+                    }
+                }
                 let offsets = state
                     .values()
                     .flat_map(|s| {

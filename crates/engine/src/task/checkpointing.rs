@@ -43,6 +43,9 @@ pub const COMMITTABLE_BYTES: u64 = 96;
 pub struct TaskStateSnapshot {
     /// The subtask that took it.
     pub task: crate::types::SubtaskId,
+    /// The subtask had FINISHED before the checkpoint (Flink's `FullyFinishedOperatorState`):
+    /// restored, it finishes at once; a source keeps its final offset.
+    pub finished: bool,
     /// Keyed state per chained operator index.
     pub keyed: Vec<(usize, KeyedStateSnapshot)>,
     /// Operator (list) state per chained operator index (source offsets).
@@ -400,6 +403,14 @@ impl StreamTask {
         let now = ctx.now;
         match mail {
             Mail::TriggerCheckpoint { barrier } => {
+                // A task with inputs is triggered by RPC only when all its upstream tasks have
+                // finished; what they sent must be processed first (Flink waits for all data to
+                // be processed before upstream tasks finish), so the checkpoint waits for the
+                // end of every input.
+                if !self.inputs.is_empty() && !self.inputs_ended() {
+                    self.deferred_trigger = Some(barrier);
+                    return 0;
+                }
                 // For RPC-triggered sources, start delay is the trigger's age on arrival.
                 let start_delay = now.saturating_sub(barrier.timestamp);
                 self.perform_checkpoint(barrier, start_delay, 0, 0, ctx)

@@ -54,6 +54,8 @@ pub struct StreamTask {
     /// The first checkpoint taken after the end of data: once it completes, the task finishes.
     pub final_checkpoint: Option<crate::types::CheckpointId>,
     pub checkpointing: SubtaskCheckpointCoordinator,
+    /// An RPC trigger waiting for the inputs to end (see `run_mail`).
+    pub deferred_trigger: Option<crate::barrier::CheckpointBarrier>,
     /// Input channel state of the restored checkpoint, processed before any new input.
     pub recovered_input: std::collections::VecDeque<(u32, NetBuffer)>,
     pub time: TaskTime,
@@ -115,6 +117,7 @@ impl StreamTask {
             final_checkpoint: None,
             checkpointing: SubtaskCheckpointCoordinator::default(),
             recovered_input: Default::default(),
+            deferred_trigger: None,
             time: TaskTime::default(),
             records_in: 0,
             records_out: 0,
@@ -232,6 +235,11 @@ impl StreamTask {
             Operator::Datagen(dg) => !dg.exhausted() && dg.due(dg.next_seq) <= ctx.now,
             _ => false,
         }
+    }
+
+    /// Every input channel delivered its `EndOfPartition`.
+    pub fn inputs_ended(&self) -> bool {
+        self.finished_inputs.iter().all(|f| *f)
     }
 
     pub fn outputs_available(&self, ctx: &TaskCtx) -> bool {
@@ -423,6 +431,15 @@ impl StreamTask {
         }
         if spent > 0 {
             return Action::Busy(spent);
+        }
+        if self.deferred_trigger.is_some() && self.inputs_ended() {
+            if let Some(barrier) = self.deferred_trigger.take() {
+                let start_delay = ctx.now.saturating_sub(barrier.timestamp);
+                return match self.perform_checkpoint(barrier, start_delay, 0, 0, ctx) {
+                    0 => Action::Continue,
+                    d => Action::Busy(d),
+                };
+            }
         }
         Action::Wait(TimeState::Idle, None)
     }
