@@ -139,7 +139,7 @@ fn build(c: &Case) -> (Scenario, bool) {
         );
         tails.push((name, src.parallelism));
     }
-    let mut edge = |s: &mut Scenario, from: &(String, u32), to: &str, p: u32, k: usize| {
+    let edge = |s: &mut Scenario, from: &(String, u32), to: &str, p: u32, k: usize| {
         s.edges.push(EdgeSpec::new(
             &from.0,
             to,
