@@ -1,6 +1,7 @@
 //! View models: plain data the components render, extracted from the simulation.
 
 pub mod graph;
+pub mod why;
 pub mod timeline;
 
 /// A job vertex's name shortened to its chain head: `count-per-key -> a -> b` → `count-per-key…`.
