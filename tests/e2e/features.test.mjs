@@ -252,7 +252,7 @@ test('layout: history fits at 1280, phone at 390, dark theme', async () => {
   await page.selectOption('#speed', 'max');
   await page.click('#tab-history');
   await page.waitForSelector('#checkpoint-history tr[data-status="COMPLETED"]', { timeout: 10000 });
-  const over = await page.$eval('#checkpoints .panel-body', (el) => el.scrollWidth - el.clientWidth);
+  const over = await page.$eval('#checkpoint-history', (el) => el.parentElement.scrollWidth - el.parentElement.clientWidth);
   assert.ok(over <= 0, `history overflows its panel by ${over}px`);
   await pause(page);
   await screenshot(page, 'round2-1280');

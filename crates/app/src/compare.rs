@@ -115,7 +115,7 @@ impl Compare {
                 }
                 sim.step();
                 n += 1;
-                if n % 64 == 0 && clock::now_ms() - start > budget_ms {
+                if n.is_multiple_of(64) && clock::now_ms() - start > budget_ms {
                     let now = sim.now;
                     sim.run_until(now);
                     return;

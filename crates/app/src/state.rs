@@ -276,7 +276,11 @@ impl State {
     fn tick(self: Rc<Self>, now_ms: f64) -> Rc<State> {
         let comparing = self.compare.as_ref().is_some_and(|c| !c.borrow().done());
         if comparing {
-            let budget = if self.playing { TICK_BUDGET_MS / 2.0 } else { TICK_BUDGET_MS };
+            let budget = if self.playing {
+                TICK_BUDGET_MS / 2.0
+            } else {
+                TICK_BUDGET_MS
+            };
             if let Some(c) = &self.compare {
                 c.borrow_mut().advance(budget);
             }
@@ -303,7 +307,11 @@ impl State {
         next.last_tick_ms = Some(now_ms);
         {
             let mut sim = next.sim.borrow_mut();
-            let budget = if comparing { TICK_BUDGET_MS / 2.0 } else { TICK_BUDGET_MS };
+            let budget = if comparing {
+                TICK_BUDGET_MS / 2.0
+            } else {
+                TICK_BUDGET_MS
+            };
             next.lagging = advance(&mut sim, self.speed, gap, budget);
             if sim.status != JobStatus::Running {
                 next.playing = false;

@@ -87,9 +87,18 @@ pub fn compare_panel(p: &CompareProps) -> Html {
             Err(e) => (r.mode, Err(e.clone()), 0),
         })
         .collect();
-    let avgs: Vec<Option<u64>> = runs.iter().map(|r| r.1.as_ref().ok().and_then(|s| s.avg)).collect();
-    let maxs: Vec<Option<u64>> = runs.iter().map(|r| r.1.as_ref().ok().and_then(|s| s.max)).collect();
-    let pers: Vec<Option<u64>> = runs.iter().map(|r| r.1.as_ref().ok().map(|s| s.persisted)).collect();
+    let avgs: Vec<Option<u64>> = runs
+        .iter()
+        .map(|r| r.1.as_ref().ok().and_then(|s| s.avg))
+        .collect();
+    let maxs: Vec<Option<u64>> = runs
+        .iter()
+        .map(|r| r.1.as_ref().ok().and_then(|s| s.max))
+        .collect();
+    let pers: Vec<Option<u64>> = runs
+        .iter()
+        .map(|r| r.1.as_ref().ok().map(|s| s.persisted))
+        .collect();
     let done = c.done();
     html! {
         <div class="compare" id="compare" data-done={done.to_string()}>

@@ -5,7 +5,9 @@
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use barrierlab_engine::scenario::{check_value, parse_flink_yaml, resolve_key, FlinkConfig, Scenario, CONFIG_KEYS};
+use barrierlab_engine::scenario::{
+    check_value, parse_flink_yaml, resolve_key, FlinkConfig, Scenario, CONFIG_KEYS,
+};
 use web_sys::{HtmlInputElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
@@ -35,7 +37,10 @@ pub fn set_key(map: &mut BTreeMap<String, String>, key: &str, value: &str) -> Re
 }
 
 /// Merges a `config.yaml` snippet into `map`; every problem is reported, nothing merged on error.
-pub fn merge_yaml(map: &BTreeMap<String, String>, text: &str) -> Result<BTreeMap<String, String>, Vec<String>> {
+pub fn merge_yaml(
+    map: &BTreeMap<String, String>,
+    text: &str,
+) -> Result<BTreeMap<String, String>, Vec<String>> {
     let pairs = parse_flink_yaml(text).map_err(|e| vec![e])?;
     let mut next = map.clone();
     let errors: Vec<String> = pairs
@@ -73,7 +78,13 @@ pub fn config_panel(p: &ConfigProps) -> Html {
         })
     };
     let apply_yaml = {
-        let (d, yaml, yaml_errors, live, draft) = (p.dispatch.clone(), yaml.clone(), yaml_errors.clone(), p.live.clone(), draft.clone());
+        let (d, yaml, yaml_errors, live, draft) = (
+            p.dispatch.clone(),
+            yaml.clone(),
+            yaml_errors.clone(),
+            p.live.clone(),
+            draft.clone(),
+        );
         Callback::from(move |_| match merge_yaml(&draft, &yaml) {
             Ok(map) => match FlinkConfig::from_map(&map) {
                 Ok(_) => {

@@ -56,7 +56,11 @@ fn download_text(name: &str, mime: &str, text: &str) -> Result<(), JsValue> {
     Ok(())
 }
 
-fn inline_styles(original: &Element, copy: &Element, window: &web_sys::Window) -> Result<(), JsValue> {
+fn inline_styles(
+    original: &Element,
+    copy: &Element,
+    window: &web_sys::Window,
+) -> Result<(), JsValue> {
     if let Some(style) = window.get_computed_style(original)? {
         let mut text = String::new();
         for p in PROPS {
@@ -109,8 +113,10 @@ fn export_png(selector: &str, name: &'static str) -> Result<(), JsValue> {
     let img2 = img.clone();
     let onload = Closure::once_into_js(move || {
         let draw = || -> Result<(), JsValue> {
-            let ctx: web_sys::CanvasRenderingContext2d =
-                canvas.get_context("2d")?.ok_or("no 2d context")?.dyn_into()?;
+            let ctx: web_sys::CanvasRenderingContext2d = canvas
+                .get_context("2d")?
+                .ok_or("no 2d context")?
+                .dyn_into()?;
             ctx.scale(scale, scale)?;
             ctx.draw_image_with_html_image_element(&img2, 0.0, 0.0)?;
             download(name, &canvas.to_data_url_with_type("image/png")?)
@@ -155,8 +161,13 @@ pub fn export_bar(p: &ExportProps) -> Html {
     let json = {
         let sim = p.sim.clone();
         Callback::from(move |_| {
-            let text = serde_json::to_string_pretty(&sim.borrow().json_report()).unwrap_or_default();
-            report(download_text("barrierlab-checkpoints.json", "application/json", &text))
+            let text =
+                serde_json::to_string_pretty(&sim.borrow().json_report()).unwrap_or_default();
+            report(download_text(
+                "barrierlab-checkpoints.json",
+                "application/json",
+                &text,
+            ))
         })
     };
     html! {

@@ -31,7 +31,11 @@ impl PartialEq for InspectorProps {
 fn mailbox(t: &StreamTask, now: u64) -> Html {
     let mails: Vec<&'static str> = t.mailbox.iter().map(|m| m.name()).collect();
     let running = if t.busy_until > now {
-        format!("processing until {} ({:?})", format::sim_time(t.busy_until), t.time.state)
+        format!(
+            "processing until {} ({:?})",
+            format::sim_time(t.busy_until),
+            t.time.state
+        )
     } else {
         format!("{:?}", t.time.state).to_lowercase()
     };
@@ -107,21 +111,28 @@ fn operator_section(op: &Operator) -> Option<Html> {
         _ => {
             let keyed = op.keyed_ref()?;
             let range = keyed.backend.key_group_range();
-            let groups: Vec<(u32, usize, Vec<String>)> = (range.start..=range.end)
-                .map(|kg| {
-                    let entries: Vec<_> = keyed.backend.entries_in_key_group(keyed.state, kg).collect();
-                    let sample = entries
-                        .iter()
-                        .take(SAMPLE)
-                        .map(|(k, n, v)| format!("{k:?}{} = {v}", match n {
+            let groups: Vec<(u32, usize, Vec<String>)> =
+                (range.start..=range.end)
+                    .map(|kg| {
+                        let entries: Vec<_> = keyed
+                            .backend
+                            .entries_in_key_group(keyed.state, kg)
+                            .collect();
+                        let sample =
+                            entries
+                                .iter()
+                                .take(SAMPLE)
+                                .map(|(k, n, v)| {
+                                    format!("{k:?}{} = {v}", match n {
                             barrierlab_engine::state::state_table::Namespace::Void => String::new(),
                             other => format!(" @{other:?}"),
-                        }))
-                        .collect();
-                    (kg, entries.len(), sample)
-                })
-                .filter(|(_, n, _)| *n > 0)
-                .collect();
+                        })
+                                })
+                                .collect();
+                        (kg, entries.len(), sample)
+                    })
+                    .filter(|(_, n, _)| *n > 0)
+                    .collect();
             let total: usize = groups.iter().map(|g| g.1).sum();
             Some(html! {
                 <section class="insp-section" id="insp-keyed">
@@ -143,7 +154,11 @@ fn body(sim: &Simulation, index: u32) -> Html {
     let Some(t) = sim.tasks.get(index as usize) else {
         return html! { <p class="empty">{ "That subtask is not part of this job." }</p> };
     };
-    let vname = sim.graph.vertices.get(t.id.vertex as usize).map_or("", |v| v.name.as_str());
+    let vname = sim
+        .graph
+        .vertices
+        .get(t.id.vertex as usize)
+        .map_or("", |v| v.name.as_str());
     html! {
         <>
             <h3 class="insp-title" id="insp-title">{ subtask_label(vname, t.id.subtask) }</h3>

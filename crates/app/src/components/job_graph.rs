@@ -177,7 +177,12 @@ fn subtask_title(vertex: &str, s: &SubtaskModel) -> String {
     t
 }
 
-fn render_vertex(v: &VertexModel, p: &Placed, onselect: &Callback<(u32, u32)>, selected: Option<(u32, u32)>) -> Html {
+fn render_vertex(
+    v: &VertexModel,
+    p: &Placed,
+    onselect: &Callback<(u32, u32)>,
+    selected: Option<(u32, u32)>,
+) -> Html {
     let lines = name_lines(&v.name);
     let text_top = p.y + 10.0;
     let subs_top = text_top + lines.len() as f64 * LINE_H + 16.0;

@@ -38,7 +38,9 @@ pub fn why_panel(p: &WhyProps) -> Html {
         .max()
         .map(|(_, id)| id)
         .unwrap_or(acked[acked.len() - 1].id);
-    let id = chosen.filter(|c| acked.iter().any(|r| r.id == *c)).unwrap_or(slowest);
+    let id = chosen
+        .filter(|c| acked.iter().any(|r| r.id == *c))
+        .unwrap_or(slowest);
     let onchange = {
         let chosen = chosen.clone();
         Callback::from(move |e: Event| {

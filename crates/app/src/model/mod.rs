@@ -1,8 +1,8 @@
 //! View models: plain data the components render, extracted from the simulation.
 
 pub mod graph;
-pub mod why;
 pub mod timeline;
+pub mod why;
 
 /// A job vertex's name shortened to its chain head: `count-per-key -> a -> b` → `count-per-key…`.
 pub fn short_name(name: &str) -> String {

@@ -66,12 +66,21 @@ pub struct Why {
 
 /// Busy/backpressured split of a task between `from` and `to` (whole seconds, best effort: the
 /// task keeps the last 60 s).
-fn split_between(t: &barrierlab_engine::task::StreamTask, now: Micros, from: Micros, to: Micros) -> TimeSplit {
+fn split_between(
+    t: &barrierlab_engine::task::StreamTask,
+    now: Micros,
+    from: Micros,
+    to: Micros,
+) -> TimeSplit {
     let now_s = now / MICROS_PER_SEC;
     let newer = (now_s.saturating_sub(to / MICROS_PER_SEC)) as usize;
     let upto = (now_s.saturating_sub(from / MICROS_PER_SEC) + 1) as usize;
     let all = t.time.recent(upto);
-    let skip = if newer == 0 { TimeSplit::default() } else { t.time.recent(newer) };
+    let skip = if newer == 0 {
+        TimeSplit::default()
+    } else {
+        t.time.recent(newer)
+    };
     TimeSplit {
         busy: all.busy.saturating_sub(skip.busy),
         idle: all.idle.saturating_sub(skip.idle),
@@ -80,11 +89,7 @@ fn split_between(t: &barrierlab_engine::task::StreamTask, now: Micros, from: Mic
 }
 
 fn pct(part: Micros, total: Micros) -> String {
-    if total == 0 {
-        "0 %".into()
-    } else {
-        format!("{} %", part * 100 / total)
-    }
+    format!("{} %", (part * 100).checked_div(total).unwrap_or(0))
 }
 
 pub fn explain(sim: &Simulation, log: &QueueLog, id: CheckpointId) -> Option<Why> {
@@ -223,7 +228,7 @@ mod tests {
             .map(|r| r.id)
             .expect("a completed checkpoint");
         let why = explain(&sim, &log, id).unwrap();
-        assert_eq!(why.sentences.len() >= 3, true, "{why:?}");
+        assert!(why.sentences.len() >= 3, "{why:?}");
         assert!(!log.ahead.is_empty());
     }
 }

@@ -1,7 +1,9 @@
 //! Edits on a draft scenario, as plain functions (tested natively): every user input arrives as
 //! text and is parsed here; a bad number is an error message, never a panic.
 
-use barrierlab_engine::scenario::{EdgeSpec, KeyDistribution, OperatorKind, OperatorSpec, Partitioner, Scenario};
+use barrierlab_engine::scenario::{
+    EdgeSpec, KeyDistribution, OperatorKind, OperatorSpec, Partitioner, Scenario,
+};
 
 /// The palette: every `OperatorKind`, by its JSON type name.
 pub const KINDS: [&str; 10] = [
@@ -245,10 +247,20 @@ mod tests {
         apply(&mut s, Edit::Rename(0, "<b>src</b>".into())).unwrap();
         assert!(s.edges.iter().all(|e| e.from != first));
         // A cycle: validation fails, layers stay finite.
-        apply(&mut s, Edit::Connect("map".into(), "map-2".into(), Partitioner::Forward)).unwrap();
-        apply(&mut s, Edit::Connect("map-2".into(), "map".into(), Partitioner::Forward)).unwrap();
+        apply(
+            &mut s,
+            Edit::Connect("map".into(), "map-2".into(), Partitioner::Forward),
+        )
+        .unwrap();
+        apply(
+            &mut s,
+            Edit::Connect("map-2".into(), "map".into(), Partitioner::Forward),
+        )
+        .unwrap();
         assert!(s.validate().is_err());
-        assert!(layers(&s).iter().all(|l| (*l as usize) <= s.operators.len()));
+        assert!(layers(&s)
+            .iter()
+            .all(|l| (*l as usize) <= s.operators.len()));
         apply(&mut s, Edit::Remove(0)).unwrap();
         assert!(apply(&mut s, Edit::Remove(40)).is_err());
     }

@@ -32,8 +32,16 @@ pub fn edges(p: &EdgesProps) -> Html {
     let part = use_state(|| Partitioner::Forward);
     let first = p.names.first().cloned().unwrap_or_default();
     let last = p.names.last().cloned().unwrap_or_default();
-    let from_v = from.as_ref().filter(|f| p.names.contains(f)).cloned().unwrap_or(first);
-    let to_v = to.as_ref().filter(|f| p.names.contains(f)).cloned().unwrap_or(last);
+    let from_v = from
+        .as_ref()
+        .filter(|f| p.names.contains(f))
+        .cloned()
+        .unwrap_or(first);
+    let to_v = to
+        .as_ref()
+        .filter(|f| p.names.contains(f))
+        .cloned()
+        .unwrap_or(last);
     let connect = {
         let (on, f, t, pt) = (p.onedit.clone(), from_v.clone(), to_v.clone(), *part);
         Callback::from(move |_| on.emit(Edit::Connect(f.clone(), t.clone(), pt)))

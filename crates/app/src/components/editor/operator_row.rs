@@ -41,11 +41,41 @@ pub fn operator_row(p: &OperatorRowProps) -> Html {
     let id = |f: &str| format!("op-{i}-{f}");
     let mut knobs: Vec<Html> = Vec::new();
     match &p.op.kind {
-        OperatorKind::Datagen { rate, record_size, keys, key_distribution, bounded } => {
-            knobs.push(field("rate/s", id("rate"), rate.to_string(), "", knob("rate")));
-            knobs.push(field("record bytes", id("record-size"), record_size.to_string(), "", knob("record-size")));
-            knobs.push(field("keys", id("keys"), keys.to_string(), "", knob("keys")));
-            knobs.push(field("bounded", id("bounded"), bounded.map_or(String::new(), |b| b.to_string()), "unbounded", knob("bounded")));
+        OperatorKind::Datagen {
+            rate,
+            record_size,
+            keys,
+            key_distribution,
+            bounded,
+        } => {
+            knobs.push(field(
+                "rate/s",
+                id("rate"),
+                rate.to_string(),
+                "",
+                knob("rate"),
+            ));
+            knobs.push(field(
+                "record bytes",
+                id("record-size"),
+                record_size.to_string(),
+                "",
+                knob("record-size"),
+            ));
+            knobs.push(field(
+                "keys",
+                id("keys"),
+                keys.to_string(),
+                "",
+                knob("keys"),
+            ));
+            knobs.push(field(
+                "bounded",
+                id("bounded"),
+                bounded.map_or(String::new(), |b| b.to_string()),
+                "unbounded",
+                knob("bounded"),
+            ));
             let on = p.onedit.clone();
             let skewed = matches!(key_distribution, KeyDistribution::Skewed { .. });
             knobs.push(html! {
@@ -59,17 +89,41 @@ pub fn operator_row(p: &OperatorRowProps) -> Html {
                     </select>
                 </label>
             });
-            if let KeyDistribution::Skewed { hot_keys, hot_percent } = key_distribution {
-                knobs.push(field("hot keys", id("hot-keys"), hot_keys.to_string(), "", knob("hot-keys")));
-                knobs.push(field("hot %", id("hot-percent"), hot_percent.to_string(), "", knob("hot-percent")));
+            if let KeyDistribution::Skewed {
+                hot_keys,
+                hot_percent,
+            } = key_distribution
+            {
+                knobs.push(field(
+                    "hot keys",
+                    id("hot-keys"),
+                    hot_keys.to_string(),
+                    "",
+                    knob("hot-keys"),
+                ));
+                knobs.push(field(
+                    "hot %",
+                    id("hot-percent"),
+                    hot_percent.to_string(),
+                    "",
+                    knob("hot-percent"),
+                ));
             }
         }
-        OperatorKind::Filter { keep_percent } => {
-            knobs.push(field("keep %", id("keep-percent"), keep_percent.to_string(), "", knob("keep-percent")))
-        }
-        OperatorKind::KeyedWindowSum { window } => {
-            knobs.push(field("window", id("window"), window.clone(), "1s", knob("window")))
-        }
+        OperatorKind::Filter { keep_percent } => knobs.push(field(
+            "keep %",
+            id("keep-percent"),
+            keep_percent.to_string(),
+            "",
+            knob("keep-percent"),
+        )),
+        OperatorKind::KeyedWindowSum { window } => knobs.push(field(
+            "window",
+            id("window"),
+            window.clone(),
+            "1s",
+            knob("window"),
+        )),
         _ => {}
     }
     let remove = {

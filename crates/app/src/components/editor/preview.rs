@@ -55,7 +55,10 @@ pub fn preview(p: &PreviewProps) -> Html {
                 let mut next = (*offsets).clone();
                 next.insert(
                     name.clone(),
-                    (start.0 + e.client_x() as f64 - x0, start.1 + e.client_y() as f64 - y0),
+                    (
+                        start.0 + e.client_x() as f64 - x0,
+                        start.1 + e.client_y() as f64 - y0,
+                    ),
                 );
                 offsets.set(next);
             }
