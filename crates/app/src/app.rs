@@ -7,9 +7,10 @@ use yew::prelude::*;
 
 use crate::clock;
 use crate::components::{
-    checkpoints::CheckpointsPanel, controls::Controls, event_log::EventLog, header::Header,
-    help::HelpOverlay, job_graph::JobGraph, panel::Panel, status_bar::StatusBar,
-    timeline::Timeline,
+    checkpoints::CheckpointsPanel, compare_panel::ComparePanel, config_panel::ConfigPanel,
+    controls::Controls, editor::TopologyEditor, event_log::EventLog, export::ExportBar,
+    header::Header, help::HelpOverlay, inspector::Inspector, job_graph::JobGraph, panel::Panel,
+    status_bar::StatusBar, time_travel::TimeTravelBar, timeline::Timeline, why_panel::WhyPanel,
 };
 use crate::hooks::{use_media_query, NARROW_QUERY};
 use crate::keyboard::use_shortcuts;
@@ -63,6 +64,27 @@ pub fn app() -> Html {
     let sim = state.sim.borrow();
     let graph = Rc::new(graph_model(&sim));
     let dispatch = state.dispatcher();
+    let selected = state
+        .inspected
+        .and_then(|i| sim.tasks.get(i as usize))
+        .map(|t| (t.id.vertex, t.id.subtask));
+    let onselect = {
+        let d = dispatch.clone();
+        let sim_cell = state.sim.clone();
+        Callback::from(move |(v, s): (u32, u32)| {
+            let index = sim_cell
+                .borrow()
+                .tasks
+                .iter()
+                .position(|t| t.id.vertex == v && t.id.subtask == s)
+                .map(|i| i as u32);
+            d.dispatch(Action::Inspect(index));
+        })
+    };
+    let (horizon, snapshots) = {
+        let travel = state.travel.borrow();
+        (travel.horizon, travel.times())
+    };
     html! {
         <div id="barrierlab" class="app">
             <Header />
@@ -77,13 +99,32 @@ pub fn app() -> Html {
             />
             <main class="workspace">
                 <Panel id="job-graph" title="Job graph" area="graph">
-                    <JobGraph model={graph} vertical={narrow} />
+                    <JobGraph model={graph} vertical={narrow} onselect={onselect} selected={selected} />
                 </Panel>
                 <Panel id="checkpoints" title="Checkpoints" area="checkpoints">
                     <CheckpointsPanel rows={state.rows.clone()} report={state.report.clone()} />
                 </Panel>
+                <Panel id="travel" title="Time travel" area="travel">
+                    <TimeTravelBar now={sim.now} horizon={horizon} snapshots={snapshots} dispatch={dispatch.clone()} />
+                </Panel>
                 <Panel id="timeline" title="Timeline" area="timeline">
+                    <ExportBar sim={state.sim.clone()} />
                     <Timeline checkpoints={state.timeline.clone()} narrow={narrow} />
+                </Panel>
+                <Panel id="inspector-panel" title="Subtask inspector" area="inspector">
+                    <Inspector sim={state.sim.clone()} version={state.version} task={state.inspected} dispatch={dispatch.clone()} />
+                </Panel>
+                <Panel id="why-panel" title="Why was this checkpoint slow?" area="why">
+                    <WhyPanel sim={state.sim.clone()} queue_log={state.queue_log.clone()} rows={state.rows.clone()} />
+                </Panel>
+                <Panel id="editor-panel" title="Topology editor" area="editor">
+                    <TopologyEditor live={state.scenario.clone()} dispatch={dispatch.clone()} />
+                </Panel>
+                <Panel id="config-panel" title="Configuration" area="config">
+                    <ConfigPanel live={state.scenario.clone()} dispatch={dispatch.clone()} />
+                </Panel>
+                <Panel id="compare-panel" title="Compare modes" area="compare">
+                    <ComparePanel compare={state.compare.clone()} version={state.version} dispatch={dispatch.clone()} />
                 </Panel>
                 <Panel id="event-log" title="Event log" area="log">
                     <EventLog sim={state.sim.clone()} version={log_version} />

@@ -2,6 +2,7 @@
 
 pub mod app;
 mod clock;
+pub mod compare;
 mod components;
 pub mod format;
 mod hooks;
@@ -11,6 +12,7 @@ pub mod model;
 pub mod panic;
 pub mod state;
 mod theme;
+pub mod travel;
 
 pub use app::App;
 

@@ -7,11 +7,15 @@ use std::rc::Rc;
 
 use barrierlab_engine::scenario::{preset, Scenario};
 use barrierlab_engine::sim::{CheckpointRow, JobStatus, Simulation, UserRequest};
+use barrierlab_engine::types::Micros;
 use serde_json::Value;
 use yew::prelude::*;
 
 use crate::clock;
+use crate::compare::{Compare, CompareCell};
 use crate::model::timeline::{timeline_model, TimelineCheckpoint};
+use crate::model::why::{observe_barriers, QueueLog};
+use crate::travel::TimeTravel;
 
 /// The preset the page opens with.
 pub const DEFAULT_PRESET: &str = "seed-demo";
@@ -104,6 +108,16 @@ pub enum Action {
     SetSeed(u64),
     ToggleHelp,
     CloseHelp,
+    /// Restart with an edited scenario (topology or configuration); an invalid one keeps the
+    /// running job and reports why.
+    ApplyScenario(Box<Scenario>),
+    /// Open (or close) the inspector on a task index.
+    Inspect(Option<u32>),
+    /// Time travel to this simulated time (µs).
+    Seek(Micros),
+    /// Start comparing the current scenario under these modes.
+    StartCompare,
+    StopCompare,
 }
 
 /// The simulation, shared and mutable in place.
@@ -123,6 +137,17 @@ pub struct State {
     /// The last tick ran out of budget before catching up with the wall clock.
     pub lagging: bool,
     pub help_open: bool,
+    /// The scenario differs from the preset (edited in the editor or configuration panel).
+    pub custom: bool,
+    /// The task index the inspector shows.
+    pub inspected: Option<u32>,
+    /// Snapshots for time travel.
+    pub travel: Rc<RefCell<TimeTravel>>,
+    /// Buffers seen queued ahead of each barrier, for "why was checkpoint N slow?".
+    pub queue_log: Rc<RefCell<QueueLog>>,
+    pub compare: Option<CompareCell>,
+    /// The scenario the running job was built from (for the editor and configuration panel).
+    pub scenario: Rc<Scenario>,
     last_tick_ms: Option<f64>,
     /// Derived from the simulation, recomputed only when the checkpoint history changed.
     pub rows: Rc<Vec<CheckpointRow>>,
@@ -139,6 +164,9 @@ impl PartialEq for State {
             && self.help_open == other.help_open
             && self.preset == other.preset
             && self.seed == other.seed
+            && self.custom == other.custom
+            && self.inspected == other.inspected
+            && self.error == other.error
     }
 }
 
@@ -169,6 +197,18 @@ impl State {
             Ok(sim) => (sim, None),
             Err(e) => (fallback_sim(), Some(e)),
         };
+        State::with_sim(sim, error, name, playing, speed)
+    }
+
+    fn with_sim(
+        sim: Simulation,
+        error: Option<String>,
+        name: &str,
+        playing: bool,
+        speed: Speed,
+    ) -> State {
+        let travel = Rc::new(RefCell::new(TimeTravel::new(&sim)));
+        let scenario = Rc::new(sim.scenario.clone());
         let mut state = State {
             seed: sim.scenario.seed,
             preset: if error.is_none() {
@@ -183,6 +223,12 @@ impl State {
             error,
             lagging: false,
             help_open: false,
+            custom: false,
+            inspected: None,
+            travel,
+            queue_log: Rc::new(RefCell::new(QueueLog::default())),
+            compare: None,
+            scenario,
             last_tick_ms: None,
             rows: Rc::new(Vec::new()),
             report: Rc::new(Value::Null),
@@ -209,11 +255,42 @@ impl State {
         Rc::new(self)
     }
 
+    /// The current scenario (preset or edited) from time 0 with `seed`.
+    fn reload(&self, seed: u64, playing: bool) -> State {
+        let mut scenario = self.sim.borrow().scenario.clone();
+        scenario.seed = seed;
+        match Simulation::new(scenario) {
+            Ok(sim) => {
+                let mut next = State::with_sim(sim, None, &self.preset, playing, self.speed);
+                next.custom = self.custom;
+                next
+            }
+            Err(_) => State::load(&self.preset, Some(seed), playing, self.speed),
+        }
+    }
+
     pub fn status(&self) -> JobStatus {
         self.sim.borrow().status
     }
 
     fn tick(self: Rc<Self>, now_ms: f64) -> Rc<State> {
+        let comparing = self.compare.as_ref().is_some_and(|c| !c.borrow().done());
+        if comparing {
+            let budget = if self.playing {
+                TICK_BUDGET_MS / 2.0
+            } else {
+                TICK_BUDGET_MS
+            };
+            if let Some(c) = &self.compare {
+                c.borrow_mut().advance(budget);
+            }
+            if !self.playing {
+                let mut next = (*self).clone();
+                next.last_tick_ms = None;
+                next.version += 1;
+                return Rc::new(next);
+            }
+        }
         if !self.playing {
             if self.last_tick_ms.is_none() {
                 return self;
@@ -230,10 +307,17 @@ impl State {
         next.last_tick_ms = Some(now_ms);
         {
             let mut sim = next.sim.borrow_mut();
-            next.lagging = advance(&mut sim, self.speed, gap, TICK_BUDGET_MS);
+            let budget = if comparing {
+                TICK_BUDGET_MS / 2.0
+            } else {
+                TICK_BUDGET_MS
+            };
+            next.lagging = advance(&mut sim, self.speed, gap, budget);
             if sim.status != JobStatus::Running {
                 next.playing = false;
             }
+            next.travel.borrow_mut().record(&sim);
+            observe_barriers(&sim, &mut next.queue_log.borrow_mut());
         }
         next.changed()
     }
@@ -297,13 +381,62 @@ impl Reducible for State {
             }
             Action::Request(request) => {
                 let next = (*self).clone();
-                next.sim.borrow_mut().request(request);
+                {
+                    let mut sim = next.sim.borrow_mut();
+                    // Acting in the past forks a new branch: later snapshots no longer apply.
+                    next.travel.borrow_mut().fork(sim.now);
+                    sim.request(request);
+                }
                 next.changed()
+            }
+            Action::ApplyScenario(scenario) => match Simulation::new(*scenario) {
+                Ok(sim) => {
+                    let name = self.preset.clone();
+                    let mut next = State::with_sim(sim, None, &name, true, self.speed);
+                    next.custom = true;
+                    next.version = self.version + 1;
+                    Rc::new(next)
+                }
+                Err(e) => {
+                    let mut next = (*self).clone();
+                    next.error = Some(e);
+                    next.version += 1;
+                    Rc::new(next)
+                }
+            },
+            Action::Inspect(task) => {
+                let mut next = (*self).clone();
+                next.inspected = if self.inspected == task { None } else { task };
+                Rc::new(next)
+            }
+            Action::Seek(t) => {
+                let restored = self.travel.borrow().seek(t);
+                let Some(sim) = restored else { return self };
+                let mut next = (*self).clone();
+                next.playing = false;
+                next.last_tick_ms = None;
+                next.sim = Rc::new(RefCell::new(sim));
+                next.report = Rc::new(Value::Null);
+                next.changed()
+            }
+            Action::StartCompare => {
+                let mut next = (*self).clone();
+                let sim = self.sim.borrow();
+                next.compare = Some(Rc::new(RefCell::new(Compare::new(&sim.scenario, sim.now))));
+                drop(sim);
+                next.version += 1;
+                Rc::new(next)
+            }
+            Action::StopCompare => {
+                let mut next = (*self).clone();
+                next.compare = None;
+                next.version += 1;
+                Rc::new(next)
             }
             // Reset and a new seed keep playing or stay paused (at time 0, ready to step).
             Action::Reset => {
                 let playing = self.playing || self.status() != JobStatus::Running;
-                let mut next = State::load(&self.preset, Some(self.seed), playing, self.speed);
+                let mut next = self.reload(self.seed, playing);
                 next.version = self.version + 1;
                 Rc::new(next)
             }
@@ -314,7 +447,7 @@ impl Reducible for State {
             }
             Action::SetSeed(seed) => {
                 let playing = self.playing || self.status() != JobStatus::Running;
-                let mut next = State::load(&self.preset, Some(seed), playing, self.speed);
+                let mut next = self.reload(seed, playing);
                 next.version = self.version + 1;
                 Rc::new(next)
             }

@@ -31,6 +31,12 @@ pub struct JobGraphProps {
     /// Lay the graph out top to bottom (narrow screens).
     #[prop_or_default]
     pub vertical: bool,
+    /// A subtask was clicked: (vertex, subtask index).
+    #[prop_or_default]
+    pub onselect: Callback<(u32, u32)>,
+    /// The subtask shown in the inspector.
+    #[prop_or_default]
+    pub selected: Option<(u32, u32)>,
 }
 
 /// The chained name, one operator a line.
@@ -171,7 +177,12 @@ fn subtask_title(vertex: &str, s: &SubtaskModel) -> String {
     t
 }
 
-fn render_vertex(v: &VertexModel, p: &Placed) -> Html {
+fn render_vertex(
+    v: &VertexModel,
+    p: &Placed,
+    onselect: &Callback<(u32, u32)>,
+    selected: Option<(u32, u32)>,
+) -> Html {
     let lines = name_lines(&v.name);
     let text_top = p.y + 10.0;
     let subs_top = text_top + lines.len() as f64 * LINE_H + 16.0;
@@ -194,9 +205,14 @@ fn render_vertex(v: &VertexModel, p: &Placed) -> Html {
                 let row = f64::from(s.index / SUBS_PER_ROW);
                 let x = p.x + 10.0 + col * (SUB + SUB_GAP);
                 let y = subs_top + row * (SUB + SUB_GAP);
+                let onclick = {
+                    let (on, key) = (onselect.clone(), (v.id, s.index));
+                    Callback::from(move |_: MouseEvent| on.emit(key))
+                };
+                let is_selected = selected == Some((v.id, s.index));
                 html! {
-                    <g class={classes!("subtask", format!("bp-{}", s.level), s.finished.then_some("finished"))}
-                       data-subtask={s.index.to_string()} data-level={s.level}>
+                    <g class={classes!("subtask", format!("bp-{}", s.level), s.finished.then_some("finished"), is_selected.then_some("selected"))}
+                       data-subtask={s.index.to_string()} data-level={s.level} {onclick} role="button">
                         <title>{ subtask_title(&v.name, s) }</title>
                         <rect x={x.to_string()} y={y.to_string()} width={SUB.to_string()} height={SUB.to_string()} rx="3" />
                         <text x={(x + SUB / 2.0).to_string()} y={(y + SUB / 2.0 + 3.5).to_string()} text-anchor="middle">
@@ -331,7 +347,7 @@ pub fn job_graph(props: &JobGraphProps) -> Html {
                     let to = placed.get(e.to as usize)?;
                     Some(render_edge(e, from, to, vertical))
                 }) }
-                { for model.vertices.iter().zip(&placed).map(|(v, p)| render_vertex(v, p)) }
+                { for model.vertices.iter().zip(&placed).map(|(v, p)| render_vertex(v, p, &props.onselect, props.selected)) }
             </svg>
             <ul class="legend" aria-label="Legend">
                 <li><span class="swatch bp-ok" />{ "OK" }</li>

@@ -1,10 +1,17 @@
 pub mod checkpoint_details;
 pub mod checkpoints;
+pub mod compare_panel;
+pub mod config_panel;
 pub mod controls;
+pub mod editor;
 pub mod event_log;
+pub mod export;
 pub mod header;
 pub mod help;
+pub mod inspector;
 pub mod job_graph;
 pub mod panel;
 pub mod status_bar;
+pub mod time_travel;
 pub mod timeline;
+pub mod why_panel;

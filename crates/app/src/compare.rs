@@ -1,0 +1,130 @@
+//! Compare: one scenario and seed under aligned, unaligned and at-least-once checkpointing, run to
+//! the same simulated time in slices (a few milliseconds per tick, never blocking the page).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use barrierlab_engine::scenario::Scenario;
+use barrierlab_engine::sim::{JobStatus, Simulation};
+use barrierlab_engine::types::Micros;
+
+use crate::clock;
+
+pub type CompareCell = Rc<RefCell<Compare>>;
+
+/// The shortest comparison, in simulated time.
+pub const MIN_COMPARE: Micros = 30_000_000;
+
+/// The modes compared: label and the configuration set for it.
+pub const MODES: [(&str, &[(&str, &str)]); 3] = [
+    (
+        "aligned",
+        &[
+            ("execution.checkpointing.mode", "EXACTLY_ONCE"),
+            ("execution.checkpointing.unaligned.enabled", "false"),
+        ],
+    ),
+    (
+        "unaligned",
+        &[
+            ("execution.checkpointing.mode", "EXACTLY_ONCE"),
+            ("execution.checkpointing.unaligned.enabled", "true"),
+        ],
+    ),
+    (
+        "at-least-once",
+        &[
+            ("execution.checkpointing.mode", "AT_LEAST_ONCE"),
+            ("execution.checkpointing.unaligned.enabled", "false"),
+        ],
+    ),
+];
+
+#[derive(Debug, Clone)]
+pub struct CompareRun {
+    pub mode: &'static str,
+    pub sim: Result<Simulation, String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Compare {
+    pub target: Micros,
+    pub runs: Vec<CompareRun>,
+}
+
+impl Compare {
+    pub fn new(scenario: &Scenario, now: Micros) -> Compare {
+        let runs = MODES
+            .iter()
+            .map(|(mode, keys)| {
+                let mut s = scenario.clone();
+                for (k, v) in keys.iter() {
+                    s.config.insert((*k).to_string(), (*v).to_string());
+                }
+                CompareRun {
+                    mode,
+                    sim: Simulation::new(s),
+                }
+            })
+            .collect();
+        Compare {
+            target: now.max(MIN_COMPARE),
+            runs,
+        }
+    }
+
+    fn run_done(&self, sim: &Simulation) -> bool {
+        sim.now >= self.target || sim.status != JobStatus::Running
+    }
+
+    pub fn done(&self) -> bool {
+        self.runs.iter().all(|r| match &r.sim {
+            Ok(sim) => self.run_done(sim),
+            Err(_) => true,
+        })
+    }
+
+    /// Simulated time reached by the slowest run.
+    pub fn progress(&self) -> Micros {
+        self.runs
+            .iter()
+            .filter_map(|r| r.sim.as_ref().ok())
+            .map(|s| if self.run_done(s) { self.target } else { s.now })
+            .min()
+            .unwrap_or(self.target)
+    }
+
+    /// Runs the slowest unfinished run for up to `budget_ms` of wall time.
+    pub fn advance(&mut self, budget_ms: f64) {
+        let start = clock::now_ms();
+        let target = self.target;
+        loop {
+            let next = self
+                .runs
+                .iter_mut()
+                .filter_map(|r| r.sim.as_mut().ok())
+                .filter(|s| s.now < target && s.status == JobStatus::Running)
+                .min_by_key(|s| s.now);
+            let Some(sim) = next else { return };
+            // Slices of 50 ms simulated keep the runs level with each other.
+            let until = (sim.now + 50_000).min(target);
+            let mut n = 0u32;
+            while let Some(t) = sim.next_event_time() {
+                if t > until || sim.status != JobStatus::Running {
+                    break;
+                }
+                sim.step();
+                n += 1;
+                if n.is_multiple_of(64) && clock::now_ms() - start > budget_ms {
+                    let now = sim.now;
+                    sim.run_until(now);
+                    return;
+                }
+            }
+            sim.run_until(until);
+            if clock::now_ms() - start > budget_ms {
+                return;
+            }
+        }
+    }
+}

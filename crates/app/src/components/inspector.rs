@@ -1,0 +1,189 @@
+//! The subtask inspector: mailbox, barrier handler, keyed state by key group, source offsets and
+//! two-phase-commit transactions of one task, read straight from the simulation.
+
+use barrierlab_engine::barrier::BarrierHandler;
+use barrierlab_engine::sim::Simulation;
+use barrierlab_engine::task::{Operator, StreamTask};
+use yew::prelude::*;
+
+use crate::format;
+use crate::model::subtask_label;
+use crate::state::{Action, SimCell, State};
+
+/// Key groups listed at most, and sample entries per key group.
+const MAX_KEY_GROUPS: usize = 24;
+const SAMPLE: usize = 3;
+
+#[derive(Properties)]
+pub struct InspectorProps {
+    pub sim: SimCell,
+    pub version: u64,
+    pub task: Option<u32>,
+    pub dispatch: UseReducerDispatcher<State>,
+}
+
+impl PartialEq for InspectorProps {
+    fn eq(&self, o: &Self) -> bool {
+        std::rc::Rc::ptr_eq(&self.sim, &o.sim) && self.version == o.version && self.task == o.task
+    }
+}
+
+fn mailbox(t: &StreamTask, now: u64) -> Html {
+    let mails: Vec<&'static str> = t.mailbox.iter().map(|m| m.name()).collect();
+    let running = if t.busy_until > now {
+        format!(
+            "processing until {} ({:?})",
+            format::sim_time(t.busy_until),
+            t.time.state
+        )
+    } else {
+        format!("{:?}", t.time.state).to_lowercase()
+    };
+    html! {
+        <section class="insp-section" id="insp-mailbox">
+            <h3>{ "Mailbox (TaskMailbox)" }</h3>
+            <p>{ "Now: " }<strong>{ running }</strong>{ format!(" · status {:?}", t.status) }</p>
+            if mails.is_empty() {
+                <p class="muted">{ "No queued mails." }</p>
+            } else {
+                <ol class="mails">{ for mails.iter().map(|m| html! { <li><code>{ *m }</code></li> }) }</ol>
+            }
+        </section>
+    }
+}
+
+fn handler(t: &StreamTask) -> Html {
+    let Some(h) = &t.handler else {
+        return html! {
+            <section class="insp-section" id="insp-handler">
+                <h3>{ "Barrier handler" }</h3>
+                <p class="muted">{ "A source: barriers start here (triggerCheckpointAsync)." }</p>
+            </section>
+        };
+    };
+    let blocked = h.blocked_channels();
+    let pending = h.pending_checkpoint_ids();
+    html! {
+        <section class="insp-section" id="insp-handler">
+            <h3>{ "Barrier handler" }</h3>
+            <dl class="kv">
+                <dt>{ "State" }</dt><dd><code>{ h.state_name() }</code></dd>
+                <dt>{ "Blocked channels" }</dt>
+                <dd>{ if blocked.is_empty() { "none".to_string() } else { format!("{blocked:?}") } }</dd>
+                <dt>{ "Pending checkpoints" }</dt>
+                <dd>{ if pending.is_empty() { "none".to_string() } else { format!("{pending:?}") } }</dd>
+                <dt>{ "Input channels" }</dt><dd>{ t.inputs.len() }</dd>
+            </dl>
+        </section>
+    }
+}
+
+fn operator_section(op: &Operator) -> Option<Html> {
+    match op {
+        Operator::Datagen(d) => Some(html! {
+            <section class="insp-section" id="insp-source">
+                <h3>{ "Source offset (SourceReaderState)" }</h3>
+                <dl class="kv">
+                    <dt>{ "next_seq" }</dt><dd>{ d.next_seq }</dd>
+                    <dt>{ "bounded" }</dt>
+                    <dd>{ d.bounded.map_or("unbounded".to_string(), |b| b.to_string()) }</dd>
+                    <dt>{ "rate / subtask" }</dt><dd>{ format!("{} records/s", d.rate_per_subtask) }</dd>
+                </dl>
+            </section>
+        }),
+        Operator::TwoPhaseCommitSink(c) => Some(html! {
+            <section class="insp-section" id="insp-2pc">
+                <h3>{ "Two-phase commit" }</h3>
+                <dl class="kv">
+                    <dt>{ "Open transaction" }</dt><dd>{ format!("{} record(s)", c.open.len()) }</dd>
+                    <dt>{ "Committed" }</dt>
+                    <dd>{ format!("{} record(s) in {} transaction(s)", c.committed.len(), c.committed_transactions.len()) }</dd>
+                </dl>
+                if c.pending.is_empty() {
+                    <p class="muted">{ "No pre-committed transaction waits for its checkpoint." }</p>
+                } else {
+                    <ul>{ for c.pending.iter().map(|(id, recs)| html! {
+                        <li>{ format!("checkpoint {id}: {} record(s) pre-committed, waiting for notifyCheckpointComplete", recs.len()) }</li>
+                    }) }</ul>
+                }
+            </section>
+        }),
+        _ => {
+            let keyed = op.keyed_ref()?;
+            let range = keyed.backend.key_group_range();
+            let groups: Vec<(u32, usize, Vec<String>)> =
+                (range.start..=range.end)
+                    .map(|kg| {
+                        let entries: Vec<_> = keyed
+                            .backend
+                            .entries_in_key_group(keyed.state, kg)
+                            .collect();
+                        let sample =
+                            entries
+                                .iter()
+                                .take(SAMPLE)
+                                .map(|(k, n, v)| {
+                                    format!("{k:?}{} = {v}", match n {
+                            barrierlab_engine::state::state_table::Namespace::Void => String::new(),
+                            other => format!(" @{other:?}"),
+                        })
+                                })
+                                .collect();
+                        (kg, entries.len(), sample)
+                    })
+                    .filter(|(_, n, _)| *n > 0)
+                    .collect();
+            let total: usize = groups.iter().map(|g| g.1).sum();
+            Some(html! {
+                <section class="insp-section" id="insp-keyed">
+                    <h3>{ format!("Keyed state (key groups {}–{})", range.start, range.end) }</h3>
+                    <p>{ format!("{total} entr(ies) in {} non-empty key group(s)", groups.len()) }</p>
+                    <table class="data keygroups">
+                        <thead><tr><th>{ "key group" }</th><th>{ "entries" }</th><th>{ "sample" }</th></tr></thead>
+                        <tbody>{ for groups.iter().take(MAX_KEY_GROUPS).map(|(kg, n, sample)| html! {
+                            <tr><td>{ kg }</td><td>{ n }</td><td class="sample">{ sample.join(", ") }</td></tr>
+                        }) }</tbody>
+                    </table>
+                </section>
+            })
+        }
+    }
+}
+
+fn body(sim: &Simulation, index: u32) -> Html {
+    let Some(t) = sim.tasks.get(index as usize) else {
+        return html! { <p class="empty">{ "That subtask is not part of this job." }</p> };
+    };
+    let vname = sim
+        .graph
+        .vertices
+        .get(t.id.vertex as usize)
+        .map_or("", |v| v.name.as_str());
+    html! {
+        <>
+            <h3 class="insp-title" id="insp-title">{ subtask_label(vname, t.id.subtask) }</h3>
+            <p class="muted">{ format!("records in {} · out {}", t.records_in, t.records_out) }</p>
+            { mailbox(t, sim.now) }
+            { handler(t) }
+            { for t.operators.iter().filter_map(operator_section) }
+        </>
+    }
+}
+
+#[function_component(Inspector)]
+pub fn inspector(p: &InspectorProps) -> Html {
+    let Some(index) = p.task else {
+        return html! { <p class="empty">{ "Click a subtask in the job graph to inspect it." }</p> };
+    };
+    let close = {
+        let d = p.dispatch.clone();
+        Callback::from(move |_| d.dispatch(Action::Inspect(None)))
+    };
+    let sim = p.sim.borrow();
+    html! {
+        <div class="inspector" id="inspector">
+            <button class="icon close" id="inspector-close" aria-label="Close inspector" onclick={close}>{ "×" }</button>
+            { body(&sim, index) }
+        </div>
+    }
+}
