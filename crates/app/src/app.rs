@@ -93,7 +93,7 @@ pub fn app() -> Html {
                 seed={state.seed}
                 playing={state.playing}
                 speed={state.speed}
-                running={sim.status == barrierlab_engine::sim::JobStatus::Running}
+                running={sim.status.is_live()}
                 error={state.error.clone()}
                 dispatch={dispatch.clone()}
             />
@@ -133,7 +133,7 @@ pub fn app() -> Html {
             <StatusBar
                 now={sim.now}
                 speed={state.speed.label()}
-                status={format!("{:?}", sim.status).to_uppercase()}
+                status={sim.status.flink_name()}
                 playing={state.playing}
                 lagging={state.lagging}
                 events={sim.events}

@@ -5,7 +5,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use barrierlab_engine::scenario::Scenario;
-use barrierlab_engine::sim::{JobStatus, Simulation};
+use barrierlab_engine::sim::Simulation;
 use barrierlab_engine::types::Micros;
 
 use crate::clock;
@@ -74,7 +74,7 @@ impl Compare {
     }
 
     fn run_done(&self, sim: &Simulation) -> bool {
-        sim.now >= self.target || sim.status != JobStatus::Running
+        sim.now >= self.target || !sim.status.is_live()
     }
 
     pub fn done(&self) -> bool {
@@ -103,14 +103,14 @@ impl Compare {
                 .runs
                 .iter_mut()
                 .filter_map(|r| r.sim.as_mut().ok())
-                .filter(|s| s.now < target && s.status == JobStatus::Running)
+                .filter(|s| s.now < target && s.status.is_live())
                 .min_by_key(|s| s.now);
             let Some(sim) = next else { return };
             // Slices of 50 ms simulated keep the runs level with each other.
             let until = (sim.now + 50_000).min(target);
             let mut n = 0u32;
             while let Some(t) = sim.next_event_time() {
-                if t > until || sim.status != JobStatus::Running {
+                if t > until || !sim.status.is_live() {
                     break;
                 }
                 sim.step();

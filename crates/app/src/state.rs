@@ -313,7 +313,7 @@ impl State {
                 TICK_BUDGET_MS
             };
             next.lagging = advance(&mut sim, self.speed, gap, budget);
-            if sim.status != JobStatus::Running {
+            if !sim.status.is_live() {
                 next.playing = false;
             }
             next.travel.borrow_mut().record(&sim);
@@ -331,7 +331,7 @@ pub fn advance(sim: &mut Simulation, speed: Speed, gap_ms: f64, budget_ms: f64) 
         .micros_per_ms()
         .map(|per_ms| sim.now + (gap_ms * per_ms) as u64);
     let mut since_check = 0;
-    while sim.status == JobStatus::Running {
+    while sim.status.is_live() {
         match (sim.next_event_time(), target) {
             (Some(t), Some(target)) if t > target => break,
             (None, _) => break,
@@ -363,7 +363,7 @@ impl Reducible for State {
             Action::Tick(now_ms) => self.tick(now_ms),
             Action::TogglePlay => {
                 let mut next = (*self).clone();
-                next.playing = !self.playing && self.status() == JobStatus::Running;
+                next.playing = !self.playing && self.status().is_live();
                 next.last_tick_ms = None;
                 Rc::new(next)
             }
@@ -435,7 +435,7 @@ impl Reducible for State {
             }
             // Reset and a new seed keep playing or stay paused (at time 0, ready to step).
             Action::Reset => {
-                let playing = self.playing || self.status() != JobStatus::Running;
+                let playing = self.playing || !self.status().is_live();
                 let mut next = self.reload(self.seed, playing);
                 next.version = self.version + 1;
                 Rc::new(next)
@@ -446,7 +446,7 @@ impl Reducible for State {
                 Rc::new(next)
             }
             Action::SetSeed(seed) => {
-                let playing = self.playing || self.status() != JobStatus::Running;
+                let playing = self.playing || !self.status().is_live();
                 let mut next = self.reload(seed, playing);
                 next.version = self.version + 1;
                 Rc::new(next)

@@ -97,7 +97,10 @@ fn operator_section(op: &Operator) -> Option<Html> {
                 <dl class="kv">
                     <dt>{ "Open transaction" }</dt><dd>{ format!("{} record(s)", c.open.len()) }</dd>
                     <dt>{ "Committed" }</dt>
-                    <dd>{ format!("{} record(s) in {} transaction(s)", c.committed.len(), c.committed_transactions.len()) }</dd>
+                    <dd>{ match c.committed_transactions.last() {
+                        Some(newest) => format!("{} recent transaction(s), newest from checkpoint {newest}", c.committed_transactions.len()),
+                        None => "nothing yet".to_string(),
+                    } }</dd>
                 </dl>
                 if c.pending.is_empty() {
                     <p class="muted">{ "No pre-committed transaction waits for its checkpoint." }</p>

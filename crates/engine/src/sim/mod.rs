@@ -43,6 +43,23 @@ pub enum JobStatus {
     Failed,
 }
 
+impl JobStatus {
+    /// Running, or failed over and about to restart: time still moves for the job.
+    pub fn is_live(self) -> bool {
+        matches!(self, JobStatus::Running | JobStatus::Restarting)
+    }
+
+    /// Flink's name for the status, as the Web UI shows it.
+    pub fn flink_name(self) -> &'static str {
+        match self {
+            JobStatus::Running => "RUNNING",
+            JobStatus::Restarting => "RESTARTING",
+            JobStatus::Finished => "FINISHED",
+            JobStatus::Failed => "FAILED",
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub(crate) enum Event {
     TaskWake {
@@ -289,7 +306,7 @@ impl Simulation {
 
     /// Processes every event up to and including `until`, then sets the clock to `until`.
     pub fn run_until(&mut self, until: Micros) {
-        while matches!(self.status, JobStatus::Running | JobStatus::Restarting) {
+        while self.status.is_live() {
             match self.queue.peek_time() {
                 Some(t) if t <= until => {
                     self.step();
