@@ -10,6 +10,7 @@
 //! Invariants: exactly-once holds with the transactional sink; no record is lost in any mode;
 //! checkpoint ids increase; the latest completed checkpoint's keyed state equals the state of a
 //! failure-free run cut at that checkpoint's barriers; the same input gives the same fingerprint.
+#![cfg(not(target_arch = "wasm32"))]
 
 use std::collections::BTreeMap;
 
