@@ -5,9 +5,11 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod bench;
+mod fuzz;
 mod replay;
 mod run;
 mod scenario_args;
+mod share;
 
 #[derive(Parser)]
 #[command(
@@ -28,6 +30,10 @@ enum Command {
     Run(run::RunArgs),
     /// Measure simulation speed (record-hops per wall second) and the presets' wall time.
     Bench(bench::BenchArgs),
+    /// Print a playground link for a scenario (`/#v1.…`), or decode one with `--decode LINK`.
+    Share(share::ShareArgs),
+    /// Run the link decoder on N deterministic hostile inputs; fails on any panic.
+    FuzzLinks(fuzz::FuzzArgs),
 }
 
 fn main() -> ExitCode {
@@ -36,6 +42,8 @@ fn main() -> ExitCode {
         Command::Replay(args) => replay::run(args),
         Command::Run(args) => run::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Share(args) => share::run(args),
+        Command::FuzzLinks(args) => fuzz::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -8,6 +8,7 @@ pub mod coordinator;
 pub mod network;
 pub mod replay;
 pub mod scenario;
+pub mod share;
 pub mod sim;
 pub mod state;
 pub mod stats;
