@@ -48,6 +48,17 @@ fn edge_subject(scenario: &Scenario, i: usize) -> String {
 }
 
 impl Scenario {
+    /// [`Scenario::validate`] with the problems joined into one message, a line each.
+    pub fn job_graph(&self) -> Result<JobGraph, String> {
+        self.validate().map_err(|errors| {
+            errors
+                .iter()
+                .map(|e| e.to_string())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+    }
+
     /// Checks the scenario and chains it into a [`JobGraph`], or returns every problem found.
     pub fn validate(&self) -> Result<JobGraph, Vec<ValidationError>> {
         let mut errs = Errors(Vec::new());

@@ -194,13 +194,7 @@ impl Simulation {
                 .ok_or_else(|| format!("no operator named '{operator}'"))?;
             scenario.operators[op].parallelism = *parallelism;
         }
-        let graph = scenario.validate().map_err(|errors| {
-            errors
-                .iter()
-                .map(|e| e.to_string())
-                .collect::<Vec<_>>()
-                .join("\n")
-        })?;
+        let graph = scenario.job_graph()?;
         let latest = self
             .coordinator
             .completed_store()

@@ -191,13 +191,7 @@ pub fn coordinator_config(graph: &JobGraph) -> CheckpointCoordinatorConfiguratio
 impl Simulation {
     /// Validates the scenario and deploys the job at time 0; nothing has run yet.
     pub fn new(scenario: Scenario) -> Result<Simulation, String> {
-        let graph = scenario.validate().map_err(|errors| {
-            errors
-                .iter()
-                .map(|e| e.to_string())
-                .collect::<Vec<_>>()
-                .join("\n")
-        })?;
+        let graph = scenario.job_graph()?;
         let deployment = build::deploy(&scenario, &graph)?;
         let faults = scenario
             .faults
