@@ -6,6 +6,8 @@ use std::rc::Rc;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
+use barrierlab_engine::trace::TraceKind;
+
 use crate::format;
 use crate::model::subtask_label;
 use crate::state::SimCell;
@@ -35,6 +37,8 @@ struct Line {
     what: String,
     flink: &'static str,
     jobmanager: bool,
+    /// Failure, restart or restore: highlighted.
+    failover: Option<&'static str>,
 }
 
 #[function_component(EventLog)]
@@ -67,7 +71,14 @@ pub fn event_log(p: &EventLogProps) -> Html {
                 ),
                 None => "JobManager".to_string(),
             };
-            let what = e.kind.describe();
+            let what = match &e.kind {
+                TraceKind::RestartScheduled { delay } => format!(
+                    "job failed over: RESTARTING, restart in {} (restart strategy delay)",
+                    format::micros(*delay)
+                ),
+                TraceKind::Restored { id } => format!("job restored from checkpoint {id}: RUNNING"),
+                other => other.describe(),
+            };
             let flink = e.kind.flink();
             if !needle.is_empty() {
                 let hay = format!("{who} {what} {flink}").to_lowercase();
@@ -82,6 +93,12 @@ pub fn event_log(p: &EventLogProps) -> Html {
                 what,
                 flink,
                 jobmanager: e.task.is_none(),
+                failover: match e.kind {
+                    TraceKind::JobFailed { .. } => Some("failed"),
+                    TraceKind::RestartScheduled { .. } => Some("restart"),
+                    TraceKind::Restored { .. } => Some("restored"),
+                    _ => None,
+                },
             })
         })
         .take(MAX_LINES)
@@ -99,7 +116,7 @@ pub fn event_log(p: &EventLogProps) -> Html {
             </div>
             <ol class="log" aria-live="off">
                 { for lines.into_iter().map(|l| html! {
-                    <li key={l.seq} class={classes!("log-line", l.jobmanager.then_some("jm"))}>
+                    <li key={l.seq} class={classes!("log-line", l.jobmanager.then_some("jm"), l.failover.map(|f| format!("failover {f}")))}>
                         <span class="t">{ l.time }</span>
                         <span class="who" title={l.who.clone()}>{ l.who }</span>
                         <span class="what">{ l.what }</span>
