@@ -6,6 +6,7 @@ use gloo_timers::callback::Interval;
 use yew::prelude::*;
 
 use crate::clock;
+use crate::components::event_log::MAX_LINES;
 use crate::components::{
     checkpoints::CheckpointsPanel, compare_panel::ComparePanel, config_panel::ConfigPanel,
     controls::Controls, editor::TopologyEditor, event_log::EventLog, export::ExportBar,
@@ -25,6 +26,11 @@ use barrierlab_engine::trace::TraceKind;
 pub const TICK_MS: u32 = 40;
 /// Wall-clock milliseconds between two event log refreshes above 2× speed.
 const LOG_REFRESH_MS: f64 = 250.0;
+/// The same at maximum speed (or while a re-run catches up).
+const LOG_REFRESH_MAX_MS: f64 = 1_000.0;
+/// Event log lines while playing fast: nobody reads them at that pace, and each refresh
+/// replaces all of them.
+const FAST_LOG_LINES: usize = 80;
 
 #[function_component(App)]
 pub fn app() -> Html {
@@ -60,10 +66,22 @@ pub fn app() -> Html {
         let mut last = last.borrow_mut();
         let now = clock::now_ms();
         let fast = state.speed.micros_per_ms().is_none_or(|m| m > 2_000.0);
-        if !state.playing || !fast || now - last.0 >= LOG_REFRESH_MS || last.1 > state.version {
+        let every = if state.speed.micros_per_ms().is_none() || state.catch_up.is_some() {
+            LOG_REFRESH_MAX_MS
+        } else {
+            LOG_REFRESH_MS
+        };
+        if !state.playing || !fast || now - last.0 >= every || last.1 > state.version {
             *last = (now, state.version);
         }
         last.1
+    };
+    let log_lines = if (state.playing || state.catch_up.is_some())
+        && state.speed.micros_per_ms().is_none_or(|m| m > 2_000.0)
+    {
+        FAST_LOG_LINES
+    } else {
+        MAX_LINES
     };
     let sim = state.sim.borrow();
     let graph = Rc::new(graph_model(&sim));
@@ -192,7 +210,7 @@ pub fn app() -> Html {
                     <ComparePanel compare={state.compare.clone()} version={state.version} dispatch={dispatch.clone()} />
                 </Panel>
                 <Panel id="event-log" title="Event log" area="log">
-                    <EventLog sim={state.sim.clone()} version={log_version} />
+                    <EventLog sim={state.sim.clone()} version={log_version} lines={log_lines} />
                 </Panel>
             </main>
             <StatusBar

@@ -27,6 +27,8 @@ pub const TICK_BUDGET_MS: f64 = 8.0;
 pub const MAX_SPEED_BUDGET_MS: f64 = 6.0;
 /// Least wall-clock time between two rebuilds of the REST report and timeline at high speed.
 const REPORT_EVERY_MS: f64 = 500.0;
+/// The same at maximum speed.
+const REPORT_EVERY_MAX_MS: f64 = 1_000.0;
 /// Longest wall-clock gap a tick accounts for (a hidden tab must not cause a jump).
 const MAX_TICK_GAP_MS: f64 = 200.0;
 /// Events simulated between two looks at the wall clock.
@@ -286,7 +288,14 @@ impl State {
         let now = clock::now_ms();
         let fast = self.catch_up.is_some()
             || (self.playing && self.speed.micros_per_ms().is_none_or(|m| m > 2_000.0));
-        if !(force || milestone || !fast || now - self.report_at >= REPORT_EVERY_MS) {
+        // Playing fast, even milestones wait for the next refresh: at maximum speed several
+        // checkpoints a second trigger and complete, and each rebuild re-renders the timeline.
+        let every = if self.catch_up.is_some() || self.speed == Speed::Max {
+            REPORT_EVERY_MAX_MS
+        } else {
+            REPORT_EVERY_MS
+        };
+        if !force && fast && now - self.report_at < every {
             return;
         }
         let rows = sim.checkpoint_rows();
@@ -531,7 +540,12 @@ impl Reducible for State {
                 let mut next = (*self).clone();
                 next.playing = !self.playing && self.status().is_live();
                 next.last_tick_ms = None;
-                Rc::new(next)
+                if next.playing {
+                    Rc::new(next)
+                } else {
+                    // Paused: views throttled while playing catch up at once.
+                    next.jumped()
+                }
             }
             Action::SetSpeed(speed) => {
                 let mut next = (*self).clone();

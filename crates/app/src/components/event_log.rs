@@ -22,11 +22,15 @@ pub struct EventLogProps {
     pub sim: SimCell,
     /// Changes whenever the simulation did.
     pub version: u64,
+    /// Lines rendered at most (fewer while playing fast).
+    pub lines: usize,
 }
 
 impl PartialEq for EventLogProps {
     fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.sim, &other.sim) && self.version == other.version
+        Rc::ptr_eq(&self.sim, &other.sim)
+            && self.version == other.version
+            && self.lines == other.lines
     }
 }
 
@@ -62,7 +66,7 @@ pub fn event_log(p: &EventLogProps) -> Html {
         .trace
         .events()
         .rev()
-        .take(if needle.is_empty() { MAX_LINES } else { SCAN })
+        .take(if needle.is_empty() { p.lines } else { SCAN })
         .filter_map(|e| {
             let who = match e.task {
                 Some(t) => subtask_label(
@@ -101,7 +105,7 @@ pub fn event_log(p: &EventLogProps) -> Html {
                 },
             })
         })
-        .take(MAX_LINES)
+        .take(p.lines)
         .collect();
     let shown = lines.len();
 
