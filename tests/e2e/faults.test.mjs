@@ -187,6 +187,8 @@ test('stop with savepoint, restore from it, rescale with an inline error', async
   await page.click('#tab-overview');
   assert.equal(await page.textContent('#latest-restore-id'), `ID ${sp.match(/\d+/)[0]}`);
   assert.match(await page.textContent('#latest-restore'), /savepoint/);
+  // The engine's rescale restores the latest checkpoint, not a newer savepoint: the panel warns.
+  assert.match(await page.textContent('#rescale-warning'), /not the newer savepoint/);
   // Rescale: garbage is refused inline; a source cannot change parallelism; count-per-key can.
   await page.selectOption('#rescale-operator', 'count-per-key');
   await page.fill('#rescale-parallelism', 'many');

@@ -141,9 +141,9 @@ fn when(text: &str) -> String {
 
 /// A simulated time as a fault's duration string, exactly: `12s`, `12345ms` or `12345678us`.
 pub fn duration_text(us: Micros) -> String {
-    if us % 1_000_000 == 0 {
+    if us.is_multiple_of(1_000_000) {
         format!("{}s", us / 1_000_000)
-    } else if us % 1_000 == 0 {
+    } else if us.is_multiple_of(1_000) {
         format!("{}ms", us / 1_000)
     } else {
         format!("{us}us")

@@ -130,8 +130,8 @@ fn restored(r: &Value) -> Html {
             <>
                 <td id="latest-restore-id">{ format!("ID {}", u(r, "id")) }</td>
                 <td title="Restore time">{ timestamp(r, "restore_timestamp") }</td>
-                <td>{ kind }</td>
-                <td class="path" title={path.clone()}>{ if path.is_empty() { "-".to_string() } else { path } }</td>
+                <td>{ "-" }</td>
+                <td class="path" title={path.clone()}>{ if path.is_empty() { kind.to_string() } else { format!("{kind}: {path}") } }</td>
             </>
         }
     };

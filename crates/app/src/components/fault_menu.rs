@@ -34,7 +34,12 @@ impl PartialEq for FaultMenuProps {
     }
 }
 
-fn text_input(id: &'static str, label: &'static str, value: &UseStateHandle<String>) -> Html {
+fn text_input(
+    id: &'static str,
+    label: &'static str,
+    value: &UseStateHandle<String>,
+    shown: String,
+) -> Html {
     let oninput = {
         let value = value.clone();
         Callback::from(move |e: InputEvent| {
@@ -45,7 +50,7 @@ fn text_input(id: &'static str, label: &'static str, value: &UseStateHandle<Stri
     html! {
         <label class="knob">
             <span>{ label }</span>
-            <input {id} type="text" autocomplete="off" value={(**value).clone()} {oninput} />
+            <input {id} type="text" autocomplete="off" value={shown} {oninput} />
         </label>
     }
 }
@@ -104,6 +109,7 @@ pub fn fault_menu(p: &FaultMenuProps) -> Html {
                 <strong id="fault-menu-title">{ format!("Inject into {}", subtask_label(&p.vertex, p.subtask)) }</strong>
                 <button class="icon" id="fault-menu-close" title="Close" aria-label="Close the fault menu" onclick={close}>{ "×" }</button>
             </div>
+            <div class="fault-menu-body">
             <div class="fault-menu-grid">
                 <label class="knob">
                     <span>{ "Operator" }</span>
@@ -119,14 +125,14 @@ pub fn fault_menu(p: &FaultMenuProps) -> Html {
                 </button>
             </div>
             <div class="fault-menu-grid">
-                { text_input("fault-cost", "Cost per record", &cost) }
+                { text_input("fault-cost", "Cost per record", &cost, (*cost).clone()) }
                 <button id="fault-slow" {disabled} onclick={inject(SubtaskFault::Slow)}
                         title="From now on the operator costs this much per record (all its subtasks)">
                     { "Make operator slow" }
                 </button>
             </div>
             <div class="fault-menu-grid">
-                { text_input("fault-checkpoint", "Checkpoint", &checkpoint) }
+                { text_input("fault-checkpoint", "Checkpoint", &checkpoint, checkpoint_text.clone()) }
                 <button id="fault-decline" {disabled} onclick={inject(SubtaskFault::Decline)}
                         title="The subtask declines that checkpoint (CHECKPOINT_DECLINED)">
                     { "Decline it" }
@@ -137,12 +143,13 @@ pub fn fault_menu(p: &FaultMenuProps) -> Html {
                 </button>
             </div>
             <div class="fault-menu-grid">
-                { text_input("fault-delay-by", "Delay acks by", &delay) }
-                { text_input("fault-delay-for", "for", &span) }
+                { text_input("fault-delay-by", "Delay acks by", &delay, (*delay).clone()) }
+                { text_input("fault-delay-for", "for", &span, (*span).clone()) }
                 <button id="fault-delay" {disabled} onclick={inject(SubtaskFault::DelayAcks)}
                         title="The subtask's acks reach the JobManager later, from now for that long">
                     { "Delay acks" }
                 </button>
+            </div>
             </div>
             if let Some(e) = &*error {
                 <p class="error" id="fault-menu-error" role="alert">{ e.clone() }</p>
