@@ -6,21 +6,31 @@ use gloo_timers::callback::Interval;
 use yew::prelude::*;
 
 use crate::clock;
+use crate::components::event_log::MAX_LINES;
 use crate::components::{
     checkpoints::CheckpointsPanel, compare_panel::ComparePanel, config_panel::ConfigPanel,
     controls::Controls, editor::TopologyEditor, event_log::EventLog, export::ExportBar,
-    header::Header, help::HelpOverlay, inspector::Inspector, job_graph::JobGraph, panel::Panel,
-    status_bar::StatusBar, time_travel::TimeTravelBar, timeline::Timeline, why_panel::WhyPanel,
+    fault_menu::FaultMenu, faults_panel::FaultsPanel, header::Header, help::HelpOverlay,
+    inspector::Inspector, job_graph::JobGraph, panel::Panel, recovery::RecoveryPanel,
+    status_bar::StatusBar, time_travel::TimeTravelBar, timeline::Timeline, verdict::VerdictPanel,
+    why_panel::WhyPanel,
 };
 use crate::hooks::{use_media_query, NARROW_QUERY};
 use crate::keyboard::use_shortcuts;
 use crate::model::graph::graph_model;
 use crate::state::{Action, State};
+use barrierlab_engine::sim::JobStatus;
+use barrierlab_engine::trace::TraceKind;
 
 /// Wall-clock milliseconds between two simulation slices (and renders).
 pub const TICK_MS: u32 = 40;
 /// Wall-clock milliseconds between two event log refreshes above 2× speed.
 const LOG_REFRESH_MS: f64 = 250.0;
+/// The same at maximum speed (or while a re-run catches up).
+const LOG_REFRESH_MAX_MS: f64 = 1_000.0;
+/// Event log lines while playing fast: nobody reads them at that pace, and each refresh
+/// replaces all of them.
+const FAST_LOG_LINES: usize = 80;
 
 #[function_component(App)]
 pub fn app() -> Html {
@@ -56,10 +66,22 @@ pub fn app() -> Html {
         let mut last = last.borrow_mut();
         let now = clock::now_ms();
         let fast = state.speed.micros_per_ms().is_none_or(|m| m > 2_000.0);
-        if !state.playing || !fast || now - last.0 >= LOG_REFRESH_MS || last.1 > state.version {
+        let every = if state.speed.micros_per_ms().is_none() || state.catch_up.is_some() {
+            LOG_REFRESH_MAX_MS
+        } else {
+            LOG_REFRESH_MS
+        };
+        if !state.playing || !fast || now - last.0 >= every || last.1 > state.version {
             *last = (now, state.version);
         }
         last.1
+    };
+    let log_lines = if (state.playing || state.catch_up.is_some())
+        && state.speed.micros_per_ms().is_none_or(|m| m > 2_000.0)
+    {
+        FAST_LOG_LINES
+    } else {
+        MAX_LINES
     };
     let sim = state.sim.borrow();
     let graph = Rc::new(graph_model(&sim));
@@ -81,6 +103,55 @@ pub fn app() -> Html {
             d.dispatch(Action::Inspect(index));
         })
     };
+    let busy = state.catch_up.is_some();
+    let fault_menu = state
+        .inspected
+        .and_then(|i| sim.tasks.get(i as usize))
+        .map(|t| {
+            let v = &sim.graph.vertices[t.id.vertex as usize];
+            let operators: Vec<String> = v
+                .operators
+                .iter()
+                .map(|o| sim.scenario.operators[*o].name.clone())
+                .collect();
+            let next_checkpoint = state.rows.last().map_or(1, |r| r.id + 1);
+            html! {
+                <FaultMenu sim={state.sim.clone()} vertex={v.name.clone()} operators={operators}
+                           subtask={t.id.subtask} next_checkpoint={next_checkpoint} busy={busy}
+                           dispatch={dispatch.clone()} />
+            }
+        });
+    // RESTARTING: the restart is due `delay` after the newest RestartScheduled (the queue was
+    // cleared at the failure, so it is among the last events traced).
+    let restart_in = (sim.status == JobStatus::Restarting)
+        .then(|| {
+            sim.trace
+                .events()
+                .rev()
+                .take(64)
+                .find_map(|e| match e.kind {
+                    TraceKind::RestartScheduled { delay } => {
+                        Some((e.time + delay).saturating_sub(sim.now))
+                    }
+                    _ => None,
+                })
+        })
+        .flatten();
+    let retained: Vec<(u64, bool)> = sim
+        .completed_state
+        .keys()
+        .map(|id| {
+            let savepoint = state.rows.iter().any(|r| r.id == *id && r.savepoint);
+            (*id, savepoint)
+        })
+        .collect();
+    let operators: Vec<(String, u32)> = sim
+        .scenario
+        .operators
+        .iter()
+        .map(|o| (o.name.clone(), o.parallelism))
+        .collect();
+    let progress = state.catch_up.as_ref().map(|c| (sim.now, c.target));
     let (horizon, snapshots) = {
         let travel = state.travel.borrow();
         (travel.horizon, travel.times())
@@ -91,18 +162,30 @@ pub fn app() -> Html {
             <Controls
                 preset={state.preset.clone()}
                 seed={state.seed}
-                playing={state.playing}
+                playing={state.playing || state.catch_up.as_ref().is_some_and(|c| c.resume)}
                 speed={state.speed}
-                running={sim.status.is_live()}
+                running={sim.status.is_live() && !busy}
                 error={state.error.clone()}
                 dispatch={dispatch.clone()}
             />
             <main class="workspace">
                 <Panel id="job-graph" title="Job graph" area="graph">
+                    { fault_menu.unwrap_or_default() }
                     <JobGraph model={graph} vertical={narrow} onselect={onselect} selected={selected} />
                 </Panel>
                 <Panel id="checkpoints" title="Checkpoints" area="checkpoints">
                     <CheckpointsPanel rows={state.rows.clone()} report={state.report.clone()} />
+                </Panel>
+                <Panel id="faults-panel" title="Faults" area="faults">
+                    <FaultsPanel sim={state.sim.clone()} faults={state.scenario.faults.clone()} progress={progress}
+                                 error={state.fault_error.clone()} dispatch={dispatch.clone()} />
+                </Panel>
+                <Panel id="verdict-panel" title="Exactly-once verdict" area="verdict">
+                    <VerdictPanel sim={state.sim.clone()} version={state.version} playing={state.playing || busy} />
+                </Panel>
+                <Panel id="recovery-panel" title="Savepoints and recovery" area="recovery">
+                    <RecoveryPanel retained={retained} operators={operators} running={sim.status == JobStatus::Running}
+                                   busy={busy} error={state.recovery_error.clone()} dispatch={dispatch.clone()} />
                 </Panel>
                 <Panel id="travel" title="Time travel" area="travel">
                     <TimeTravelBar now={sim.now} horizon={horizon} snapshots={snapshots} dispatch={dispatch.clone()} />
@@ -127,7 +210,7 @@ pub fn app() -> Html {
                     <ComparePanel compare={state.compare.clone()} version={state.version} dispatch={dispatch.clone()} />
                 </Panel>
                 <Panel id="event-log" title="Event log" area="log">
-                    <EventLog sim={state.sim.clone()} version={log_version} />
+                    <EventLog sim={state.sim.clone()} version={log_version} lines={log_lines} />
                 </Panel>
             </main>
             <StatusBar
@@ -138,6 +221,8 @@ pub fn app() -> Html {
                 lagging={state.lagging}
                 events={sim.events}
                 fingerprint={sim.fingerprint()}
+                restart_in={restart_in}
+                rerunning={busy}
             />
             if state.help_open {
                 <HelpOverlay onclose={Callback::from(move |_| dispatch.dispatch(Action::CloseHelp))} />

@@ -4,6 +4,7 @@ pub mod app;
 mod clock;
 pub mod compare;
 mod components;
+pub mod faults;
 pub mod format;
 mod hooks;
 mod json;

@@ -5,7 +5,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use barrierlab_engine::scenario::{preset, Scenario};
+use barrierlab_engine::scenario::{preset, Fault, Scenario};
 use barrierlab_engine::sim::{CheckpointRow, JobStatus, Simulation, UserRequest};
 use barrierlab_engine::types::Micros;
 use serde_json::Value;
@@ -13,6 +13,7 @@ use yew::prelude::*;
 
 use crate::clock;
 use crate::compare::{Compare, CompareCell};
+use crate::faults::{catch_up, CatchUp, UserAction};
 use crate::model::timeline::{timeline_model, TimelineCheckpoint};
 use crate::model::why::{observe_barriers, QueueLog};
 use crate::travel::TimeTravel;
@@ -22,6 +23,12 @@ pub const DEFAULT_PRESET: &str = "seed-demo";
 
 /// Longest a tick may spend simulating, in wall-clock milliseconds.
 pub const TICK_BUDGET_MS: f64 = 8.0;
+/// The same at maximum speed (and when re-running): the rest of the frame is for rendering.
+pub const MAX_SPEED_BUDGET_MS: f64 = 6.0;
+/// Least wall-clock time between two rebuilds of the REST report and timeline at high speed.
+const REPORT_EVERY_MS: f64 = 500.0;
+/// The same at maximum speed.
+const REPORT_EVERY_MAX_MS: f64 = 1_000.0;
 /// Longest wall-clock gap a tick accounts for (a hidden tab must not cause a jump).
 const MAX_TICK_GAP_MS: f64 = 200.0;
 /// Events simulated between two looks at the wall clock.
@@ -118,6 +125,15 @@ pub enum Action {
     /// Start comparing the current scenario under these modes.
     StartCompare,
     StopCompare,
+    /// Add a fault to the scenario and re-run to the current time.
+    AddFault(Fault),
+    /// Replace fault `index` (an edit in the Faults panel) and re-run.
+    ReplaceFault(usize, Fault),
+    RemoveFault(usize),
+    /// Stop the job now and restore this retained checkpoint or savepoint.
+    RestoreFrom(u64),
+    /// Restore the latest checkpoint with new parallelism for an operator.
+    Rescale(String, u32),
 }
 
 /// The simulation, shared and mutable in place.
@@ -153,6 +169,19 @@ pub struct State {
     pub rows: Rc<Vec<CheckpointRow>>,
     pub report: Rc<Value>,
     pub timeline: Rc<Vec<TimelineCheckpoint>>,
+    /// What changed the derived views last time: checkpoint counts, restores, status.
+    derived_key: (u64, u64, u64, u64, JobStatus),
+    /// Wall-clock time the REST report was last rebuilt (ms).
+    report_at: f64,
+    /// User actions outside the scenario (requests, restores, rescales) with their simulated
+    /// times, re-applied when the job is re-run with an edited fault list.
+    pub user_log: Rc<Vec<(Micros, UserAction)>>,
+    /// A re-run catching up with the time the user was at.
+    pub catch_up: Option<CatchUp>,
+    /// Why the last restore or rescale was refused.
+    pub recovery_error: Option<String>,
+    /// Why the last fault edit was refused (the scenario would not validate).
+    pub fault_error: Option<String>,
 }
 
 impl PartialEq for State {
@@ -167,6 +196,9 @@ impl PartialEq for State {
             && self.custom == other.custom
             && self.inspected == other.inspected
             && self.error == other.error
+            && self.catch_up == other.catch_up
+            && self.recovery_error == other.recovery_error
+            && self.fault_error == other.fault_error
     }
 }
 
@@ -233,31 +265,130 @@ impl State {
             rows: Rc::new(Vec::new()),
             report: Rc::new(Value::Null),
             timeline: Rc::new(Vec::new()),
+            derived_key: (0, 0, 0, 0, JobStatus::Running),
+            report_at: f64::NEG_INFINITY,
+            user_log: Rc::new(Vec::new()),
+            catch_up: None,
+            recovery_error: None,
+            fault_error: None,
         };
-        state.refresh_derived();
+        state.refresh_derived(true);
         state
     }
 
     /// Recomputes the checkpoint history, the REST report and the timeline if the history moved.
-    fn refresh_derived(&mut self) {
+    /// While playing fast (or re-running) the report and timeline, the most expensive views,
+    /// are rebuilt at most every `REPORT_EVERY_MS` of wall-clock time unless a checkpoint
+    /// completed, failed or was restored; `force` rebuilds them regardless.
+    fn refresh_derived(&mut self, force: bool) {
         let sim = self.sim.borrow();
+        let c = sim.coordinator.stats().counts;
+        let key = (c.total, c.completed, c.failed, c.restored, sim.status);
+        let milestone = key != self.derived_key;
+        let now = clock::now_ms();
+        let fast = self.catch_up.is_some()
+            || (self.playing && self.speed.micros_per_ms().is_none_or(|m| m > 2_000.0));
+        // Playing fast, even milestones wait for the next refresh: at maximum speed several
+        // checkpoints a second trigger and complete, and each rebuild re-renders the timeline.
+        let every = if self.catch_up.is_some() || self.speed == Speed::Max {
+            REPORT_EVERY_MAX_MS
+        } else {
+            REPORT_EVERY_MS
+        };
+        if !force && fast && now - self.report_at < every {
+            return;
+        }
         let rows = sim.checkpoint_rows();
-        if *self.rows != rows || self.report.is_null() {
+        if force || milestone || *self.rows != rows || self.report.is_null() {
             self.report = Rc::new(sim.json_report());
             self.timeline = Rc::new(timeline_model(&sim));
             self.rows = Rc::new(rows);
+            self.report_at = now;
+            self.derived_key = key;
         }
     }
 
     fn changed(mut self) -> Rc<State> {
         self.version += 1;
-        self.refresh_derived();
+        self.refresh_derived(false);
         Rc::new(self)
+    }
+
+    /// Like `changed`, rebuilding every derived view (after a jump: seek, restore, re-run).
+    fn jumped(mut self) -> Rc<State> {
+        self.version += 1;
+        self.refresh_derived(true);
+        Rc::new(self)
+    }
+
+    /// Re-runs `scenario` from time 0 up to the current time, re-applying the user's actions:
+    /// the way a fault edit takes effect (see `faults.rs`). An invalid scenario keeps the job
+    /// and says why.
+    fn rerun(self: Rc<Self>, scenario: Scenario) -> Rc<State> {
+        let (now, playing) = {
+            let sim = self.sim.borrow();
+            (sim.now, self.playing)
+        };
+        let sim = match Simulation::new(scenario) {
+            Ok(sim) => sim,
+            Err(e) => {
+                let mut next = (*self).clone();
+                next.fault_error = Some(e);
+                next.version += 1;
+                return Rc::new(next);
+            }
+        };
+        let mut next = State::with_sim(sim, None, &self.preset, false, self.speed);
+        next.custom = self.custom;
+        next.inspected = self.inspected;
+        next.compare = self.compare.clone();
+        let log: Vec<_> = self
+            .user_log
+            .iter()
+            .filter(|(at, _)| *at <= now)
+            .cloned()
+            .collect();
+        next.user_log = Rc::new(log);
+        next.catch_up = Some(CatchUp {
+            target: now,
+            resume: playing,
+            next_action: 0,
+        });
+        next.version = self.version + 1;
+        Rc::new(next)
+    }
+
+    /// Applies a user action to the live job, logs it, and forks time travel.
+    fn act(self: Rc<Self>, action: UserAction) -> Rc<State> {
+        if self.catch_up.is_some() {
+            return self;
+        }
+        let mut next = (*self).clone();
+        let result = {
+            let mut sim = next.sim.borrow_mut();
+            // Acting in the past forks a new branch: later snapshots no longer apply.
+            next.travel.borrow_mut().fork(sim.now);
+            let now = sim.now;
+            let result = action.apply(&mut sim);
+            if result.is_ok() {
+                let mut log: Vec<_> = next
+                    .user_log
+                    .iter()
+                    .filter(|(at, _)| *at <= now)
+                    .cloned()
+                    .collect();
+                log.push((now, action));
+                next.user_log = Rc::new(log);
+            }
+            result
+        };
+        next.recovery_error = result.err();
+        next.jumped()
     }
 
     /// The current scenario (preset or edited) from time 0 with `seed`.
     fn reload(&self, seed: u64, playing: bool) -> State {
-        let mut scenario = self.sim.borrow().scenario.clone();
+        let mut scenario = (*self.scenario).clone();
         scenario.seed = seed;
         match Simulation::new(scenario) {
             Ok(sim) => {
@@ -274,6 +405,31 @@ impl State {
     }
 
     fn tick(self: Rc<Self>, now_ms: f64) -> Rc<State> {
+        if let Some(c) = &self.catch_up {
+            let mut next = (*self).clone();
+            let mut c = c.clone();
+            let done = {
+                let mut sim = next.sim.borrow_mut();
+                let done = catch_up(
+                    &mut sim,
+                    c.target,
+                    &next.user_log,
+                    &mut c.next_action,
+                    MAX_SPEED_BUDGET_MS,
+                );
+                next.travel.borrow_mut().record(&sim);
+                observe_barriers(&sim, &mut next.queue_log.borrow_mut());
+                done
+            };
+            if done {
+                next.playing = c.resume && self.status().is_live();
+                next.last_tick_ms = None;
+                next.catch_up = None;
+                return next.jumped();
+            }
+            next.catch_up = Some(c);
+            return next.changed();
+        }
         let comparing = self.compare.as_ref().is_some_and(|c| !c.borrow().done());
         if comparing {
             let budget = if self.playing {
@@ -309,6 +465,8 @@ impl State {
             let mut sim = next.sim.borrow_mut();
             let budget = if comparing {
                 TICK_BUDGET_MS / 2.0
+            } else if self.speed == Speed::Max {
+                MAX_SPEED_BUDGET_MS
             } else {
                 TICK_BUDGET_MS
             };
@@ -359,13 +517,35 @@ impl Reducible for State {
     type Action = Action;
 
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        if let Some(c) = &self.catch_up {
+            // A re-run is catching up: time moves only towards its target.
+            match action {
+                Action::TogglePlay => {
+                    let mut next = (*self).clone();
+                    next.catch_up = Some(CatchUp {
+                        resume: !c.resume,
+                        ..c.clone()
+                    });
+                    return Rc::new(next);
+                }
+                Action::Step | Action::Seek(_) | Action::Request(_) | Action::StartCompare => {
+                    return self
+                }
+                _ => {}
+            }
+        }
         match action {
             Action::Tick(now_ms) => self.tick(now_ms),
             Action::TogglePlay => {
                 let mut next = (*self).clone();
                 next.playing = !self.playing && self.status().is_live();
                 next.last_tick_ms = None;
-                Rc::new(next)
+                if next.playing {
+                    Rc::new(next)
+                } else {
+                    // Paused: views throttled while playing catch up at once.
+                    next.jumped()
+                }
             }
             Action::SetSpeed(speed) => {
                 let mut next = (*self).clone();
@@ -377,18 +557,41 @@ impl Reducible for State {
                 next.playing = false;
                 next.last_tick_ms = None;
                 next.sim.borrow_mut().step();
-                next.changed()
+                next.jumped()
             }
-            Action::Request(request) => {
-                let next = (*self).clone();
-                {
-                    let mut sim = next.sim.borrow_mut();
-                    // Acting in the past forks a new branch: later snapshots no longer apply.
-                    next.travel.borrow_mut().fork(sim.now);
-                    sim.request(request);
+            Action::Request(request) => self.act(UserAction::Request(request)),
+            Action::RestoreFrom(id) => self.act(UserAction::RestoreFrom(id)),
+            Action::Rescale(operator, parallelism) => {
+                // A forward chain changes together (FORWARD needs equal parallelism).
+                let group = crate::faults::forward_group(&self.sim.borrow().scenario, &operator);
+                let changes = group.into_iter().map(|o| (o, parallelism)).collect();
+                self.act(UserAction::Rescale(changes))
+            }
+            Action::AddFault(fault) => {
+                if self.catch_up.is_some() {
+                    return self;
                 }
-                next.changed()
+                let mut scenario = (*self.scenario).clone();
+                scenario.faults.push(fault);
+                self.rerun(scenario)
             }
+            Action::ReplaceFault(i, fault) => {
+                if self.catch_up.is_some() || i >= self.scenario.faults.len() {
+                    return self;
+                }
+                let mut scenario = (*self.scenario).clone();
+                scenario.faults[i] = fault;
+                self.rerun(scenario)
+            }
+            Action::RemoveFault(i) => {
+                if self.catch_up.is_some() || i >= self.scenario.faults.len() {
+                    return self;
+                }
+                let mut scenario = (*self.scenario).clone();
+                scenario.faults.remove(i);
+                self.rerun(scenario)
+            }
+
             Action::ApplyScenario(scenario) => match Simulation::new(*scenario) {
                 Ok(sim) => {
                     let name = self.preset.clone();
@@ -417,7 +620,7 @@ impl Reducible for State {
                 next.last_tick_ms = None;
                 next.sim = Rc::new(RefCell::new(sim));
                 next.report = Rc::new(Value::Null);
-                next.changed()
+                next.jumped()
             }
             Action::StartCompare => {
                 let mut next = (*self).clone();

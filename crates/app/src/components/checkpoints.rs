@@ -115,6 +115,29 @@ fn latest(title: &str, cp: &Value) -> Html {
     html! { <tr><th scope="row">{ title }</th>{ content }</tr> }
 }
 
+/// `latest.restored`: `RestoredCheckpointStatistics` (id, restore time, savepoint or not, path).
+fn restored(r: &Value) -> Html {
+    let content = if r.is_null() {
+        html! { <td colspan="4" class="muted">{ "None" }</td> }
+    } else {
+        let kind = if b(r, "is_savepoint") {
+            "savepoint"
+        } else {
+            "checkpoint"
+        };
+        let path = s(r, "external_path");
+        html! {
+            <>
+                <td id="latest-restore-id">{ format!("ID {}", u(r, "id")) }</td>
+                <td title="Restore time">{ timestamp(r, "restore_timestamp") }</td>
+                <td>{ "-" }</td>
+                <td class="path" title={path.clone()}>{ if path.is_empty() { kind.to_string() } else { format!("{kind}: {path}") } }</td>
+            </>
+        }
+    };
+    html! { <tr id="latest-restore"><th scope="row">{ "Latest Restore" }</th>{ content }</tr> }
+}
+
 fn overview(cps: &Value) -> Html {
     if cps.is_null() {
         return html! { <p class="empty">{ "No statistics yet." }</p> };
@@ -136,7 +159,7 @@ fn overview(cps: &Value) -> Html {
                     { latest("Latest Completed", &l["completed"]) }
                     { latest("Latest Failed", &l["failed"]) }
                     { latest("Latest Savepoint", &l["savepoint"]) }
-                    { latest("Latest Restore", &l["restored"]) }
+                    { restored(&l["restored"]) }
                 </tbody>
             </table>
         </div>

@@ -6,6 +6,8 @@ use std::rc::Rc;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
+use barrierlab_engine::trace::TraceKind;
+
 use crate::format;
 use crate::model::subtask_label;
 use crate::state::SimCell;
@@ -20,11 +22,15 @@ pub struct EventLogProps {
     pub sim: SimCell,
     /// Changes whenever the simulation did.
     pub version: u64,
+    /// Lines rendered at most (fewer while playing fast).
+    pub lines: usize,
 }
 
 impl PartialEq for EventLogProps {
     fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.sim, &other.sim) && self.version == other.version
+        Rc::ptr_eq(&self.sim, &other.sim)
+            && self.version == other.version
+            && self.lines == other.lines
     }
 }
 
@@ -35,6 +41,8 @@ struct Line {
     what: String,
     flink: &'static str,
     jobmanager: bool,
+    /// Failure, restart or restore: highlighted.
+    failover: Option<&'static str>,
 }
 
 #[function_component(EventLog)]
@@ -58,7 +66,7 @@ pub fn event_log(p: &EventLogProps) -> Html {
         .trace
         .events()
         .rev()
-        .take(if needle.is_empty() { MAX_LINES } else { SCAN })
+        .take(if needle.is_empty() { p.lines } else { SCAN })
         .filter_map(|e| {
             let who = match e.task {
                 Some(t) => subtask_label(
@@ -67,7 +75,14 @@ pub fn event_log(p: &EventLogProps) -> Html {
                 ),
                 None => "JobManager".to_string(),
             };
-            let what = e.kind.describe();
+            let what = match &e.kind {
+                TraceKind::RestartScheduled { delay } => format!(
+                    "job failed over: RESTARTING, restart in {} (restart strategy delay)",
+                    format::micros(*delay)
+                ),
+                TraceKind::Restored { id } => format!("job restored from checkpoint {id}: RUNNING"),
+                other => other.describe(),
+            };
             let flink = e.kind.flink();
             if !needle.is_empty() {
                 let hay = format!("{who} {what} {flink}").to_lowercase();
@@ -82,9 +97,15 @@ pub fn event_log(p: &EventLogProps) -> Html {
                 what,
                 flink,
                 jobmanager: e.task.is_none(),
+                failover: match e.kind {
+                    TraceKind::JobFailed { .. } => Some("failed"),
+                    TraceKind::RestartScheduled { .. } => Some("restart"),
+                    TraceKind::Restored { .. } => Some("restored"),
+                    _ => None,
+                },
             })
         })
-        .take(MAX_LINES)
+        .take(p.lines)
         .collect();
     let shown = lines.len();
 
@@ -99,7 +120,7 @@ pub fn event_log(p: &EventLogProps) -> Html {
             </div>
             <ol class="log" aria-live="off">
                 { for lines.into_iter().map(|l| html! {
-                    <li key={l.seq} class={classes!("log-line", l.jobmanager.then_some("jm"))}>
+                    <li key={l.seq} class={classes!("log-line", l.jobmanager.then_some("jm"), l.failover.map(|f| format!("failover {f}")))}>
                         <span class="t">{ l.time }</span>
                         <span class="who" title={l.who.clone()}>{ l.who }</span>
                         <span class="what">{ l.what }</span>

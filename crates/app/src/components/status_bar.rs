@@ -11,11 +11,25 @@ pub struct StatusBarProps {
     pub lagging: bool,
     pub events: u64,
     pub fingerprint: String,
+    /// RESTARTING: simulated time until the restart strategy's delay is over.
+    #[prop_or_default]
+    pub restart_in: Option<u64>,
+    /// A re-run with an edited fault script is catching up.
+    #[prop_or_default]
+    pub rerunning: bool,
 }
 
 #[function_component(StatusBar)]
 pub fn status_bar(p: &StatusBarProps) -> Html {
-    let run = if p.status != "RUNNING" {
+    let run = if p.rerunning {
+        "re-running"
+    } else if p.status == "RESTARTING" {
+        if p.playing {
+            "playing"
+        } else {
+            "paused"
+        }
+    } else if p.status != "RUNNING" {
         "stopped"
     } else if p.playing {
         "playing"
@@ -30,6 +44,11 @@ pub fn status_bar(p: &StatusBarProps) -> Html {
             </span>
             <span id="job-status" class={classes!("job-status", p.status.to_lowercase())}>
                 { format!("{} · {run}", p.status) }
+                if let Some(us) = p.restart_in {
+                    <span id="restart-countdown" title="The restart strategy's delay before the job is redeployed and restored">
+                        { format!(" · restart in {}", format::micros(us)) }
+                    </span>
+                }
             </span>
             <span id="sim-events">{ format!("{} events", p.events) }</span>
             <span class="spacer" />
