@@ -337,3 +337,29 @@ fn faults_with_bad_names_are_rejected_clearly() {
     s.faults.push(parse_fail_flag("datagen#5@1s").unwrap());
     assert!(Simulation::new(s).unwrap_err().contains("parallelism 2"));
 }
+
+#[test]
+fn a_failover_after_restoring_a_savepoint_comes_back_to_the_savepoint() {
+    let mut sim = Simulation::new(preset("seed-2pc").unwrap()).unwrap();
+    sim.run_until(12 * MICROS_PER_SEC);
+    sim.request(UserRequest::StopWithSavepoint);
+    sim.run_until(13 * MICROS_PER_SEC);
+    let savepoint = sim
+        .checkpoint_rows()
+        .into_iter()
+        .find(|r| r.savepoint)
+        .unwrap()
+        .id;
+    sim.restore_from(savepoint).unwrap();
+    sim.run_until(13_500_000);
+    // Before any new checkpoint completes, a rescale (like a failover) restores the savepoint.
+    sim.rescale(&[
+        ("count-per-key", 3),
+        ("checkpoint-aware-map", 3),
+        ("two-phase-commit-sink", 3),
+    ])
+    .unwrap();
+    sim.run_until(30 * MICROS_PER_SEC);
+    let v = sim.verification();
+    assert_eq!((v.duplicates, v.missing), (0, 0), "{v:?}");
+}

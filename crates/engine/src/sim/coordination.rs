@@ -155,6 +155,9 @@ impl Simulation {
                     self.checkpoint_in_flight.insert(id, in_flight);
                 }
                 self.completed_state.insert(id, state);
+                if checkpoint.props.kind == CheckpointKind::Checkpoint {
+                    self.latest_restorable = Some(id);
+                }
                 if checkpoint.props.kind == CheckpointKind::SyncSavepoint {
                     self.stop_after_savepoint();
                 }

@@ -147,14 +147,10 @@ impl Simulation {
         }
     }
 
-    /// The restart: redeploy and restore from the latest completed checkpoint (if any).
+    /// The restart: redeploy and restore from the latest completed checkpoint, or the checkpoint
+    /// or savepoint restored since (if any).
     pub(crate) fn restart(&mut self) {
-        let latest = self
-            .coordinator
-            .completed_store()
-            .latest_checkpoint()
-            .map(|c| c.id);
-        if let Err(message) = self.redeploy(latest) {
+        if let Err(message) = self.redeploy(self.latest_restorable) {
             self.trace.record(
                 self.now,
                 None,
@@ -181,7 +177,11 @@ impl Simulation {
         }
         self.coordinator_input(CoordinatorInput::SuspendScheduler);
         self.cancel_everything();
-        self.redeploy(Some(id))
+        self.redeploy(Some(id))?;
+        // Like Flink's `restoreSavepoint`, which adds the savepoint to the checkpoint store: a
+        // failover before the next checkpoint comes back here, not to an older checkpoint.
+        self.latest_restorable = Some(id);
+        Ok(())
     }
 
     /// Changes operators' parallelism and restores from the latest completed checkpoint: key
@@ -195,11 +195,7 @@ impl Simulation {
             scenario.operators[op].parallelism = *parallelism;
         }
         let graph = scenario.job_graph()?;
-        let latest = self
-            .coordinator
-            .completed_store()
-            .latest_checkpoint()
-            .map(|c| c.id);
+        let latest = self.latest_restorable;
         let (old_scenario, old_graph) = (self.scenario.clone(), self.graph.clone());
         self.scenario = scenario;
         self.graph = graph;

@@ -139,6 +139,9 @@ pub struct Simulation {
     pub completed_state: BTreeMap<CheckpointId, BTreeMap<u32, TaskStateSnapshot>>,
     /// What the sinks wrote, outside the job.
     pub external: ExternalSystem,
+    /// What a failover restores: the newest completed checkpoint, or a checkpoint or savepoint
+    /// restored by request since.
+    pub latest_restorable: Option<CheckpointId>,
     /// Source positions (origin → next seq) of every completed checkpoint and savepoint.
     pub checkpoint_offsets: BTreeMap<CheckpointId, BTreeMap<u32, u64>>,
     /// Records each completed checkpoint holds as channel state (unaligned): before the cut at
@@ -241,6 +244,7 @@ impl Simulation {
             acked_state: BTreeMap::new(),
             completed_state: BTreeMap::new(),
             external: ExternalSystem::default(),
+            latest_restorable: None,
             checkpoint_offsets: BTreeMap::new(),
             checkpoint_in_flight: BTreeMap::new(),
             fired: vec![false; faults.len()],
