@@ -12,13 +12,13 @@ use crate::components::{
     controls::Controls, editor::TopologyEditor, event_log::EventLog, export::ExportBar,
     fault_menu::FaultMenu, faults_panel::FaultsPanel, header::Header, help::HelpOverlay,
     inspector::Inspector, job_graph::JobGraph, panel::Panel, recovery::RecoveryPanel,
-    status_bar::StatusBar, time_travel::TimeTravelBar, timeline::Timeline, verdict::VerdictPanel,
-    why_panel::WhyPanel,
+    share_bar::ShareBar, status_bar::StatusBar, time_travel::TimeTravelBar, timeline::Timeline,
+    verdict::VerdictPanel, why_panel::WhyPanel,
 };
 use crate::hooks::{use_media_query, NARROW_QUERY};
 use crate::keyboard::use_shortcuts;
 use crate::model::graph::graph_model;
-use crate::state::{Action, State};
+use crate::state::Action;
 use barrierlab_engine::sim::JobStatus;
 use barrierlab_engine::trace::TraceKind;
 
@@ -34,7 +34,7 @@ const FAST_LOG_LINES: usize = 80;
 
 #[function_component(App)]
 pub fn app() -> Html {
-    let state = use_reducer(State::initial);
+    let state = use_reducer(crate::share::initial_state);
 
     {
         let dispatcher = state.dispatcher();
@@ -45,6 +45,32 @@ pub fn app() -> Html {
                 }
             });
             move || drop(interval)
+        });
+    }
+    // A link pasted into the address bar of an open playground.
+    {
+        let dispatcher = state.dispatcher();
+        use_effect_with((), move |_| {
+            use wasm_bindgen::JsCast;
+            let window = gloo_utils::window();
+            let cb = wasm_bindgen::closure::Closure::<dyn Fn()>::new(move || {
+                dispatcher.dispatch(Action::OpenHash(crate::share::location_hash()));
+            });
+            let _ =
+                window.add_event_listener_with_callback("hashchange", cb.as_ref().unchecked_ref());
+            move || {
+                let _ = window
+                    .remove_event_listener_with_callback("hashchange", cb.as_ref().unchecked_ref());
+            }
+        });
+    }
+    // A link's `panel=`: bring that panel into view once the page is laid out.
+    {
+        let panel = state.link.as_ref().and_then(|o| o.panel.clone());
+        use_effect_with((), move |_| {
+            if let Some(panel) = panel {
+                gloo_timers::callback::Timeout::new(50, move || focus_panel(&panel)).forget();
+            }
         });
     }
     use_shortcuts(state.dispatcher());
@@ -156,6 +182,59 @@ pub fn app() -> Html {
         let travel = state.travel.borrow();
         (travel.horizon, travel.times())
     };
+    let notice = state.notice.clone().map(|message| {
+        let d = dispatch.clone();
+        html! {
+            <div id="link-error" class="link-error" role="alert">
+                <span>{ message }</span>
+                <span class="muted">{ " Showing the seed demo instead." }</span>
+                <button id="link-error-dismiss" class="icon" title="Dismiss" aria-label="Dismiss"
+                        onclick={Callback::from(move |_| d.dispatch(Action::DismissNotice))}>{ "×" }</button>
+            </div>
+        }
+    });
+    if state.embed {
+        return html! {
+            <div id="barrierlab" class="app embed">
+                <header class="embed-bar">
+                    <Controls
+                        preset={state.preset.clone()}
+                        seed={state.seed}
+                        playing={state.playing || state.catch_up.as_ref().is_some_and(|c| c.resume)}
+                        speed={state.speed}
+                        running={sim.status.is_live() && !busy}
+                        error={state.error.clone()}
+                        dispatch={dispatch.clone()}
+                        compact=true
+                    />
+                    <span class="spacer" />
+                    <a id="open-full" href={crate::share::full_app_href(&state)} target="_blank" rel="noopener">
+                        { "Open in Barrier Lab ↗" }
+                    </a>
+                </header>
+                <main class="workspace embed-workspace">
+                    <Panel id="job-graph" title="Job graph" area="graph">
+                        <JobGraph model={graph} vertical={false} onselect={Callback::noop()} selected={None::<(u32, u32)>} />
+                    </Panel>
+                    <Panel id="timeline" title="Timeline" area="timeline">
+                        <Timeline checkpoints={state.timeline.clone()} narrow={narrow} />
+                    </Panel>
+                </main>
+                <StatusBar
+                    now={sim.now}
+                    speed={state.speed.label()}
+                    status={sim.status.flink_name()}
+                    playing={state.playing}
+                    lagging={state.lagging}
+                    events={sim.events}
+                    fingerprint={sim.fingerprint()}
+                    restart_in={restart_in}
+                    rerunning={busy}
+                />
+            </div>
+        };
+    }
+    let initial_checkpoint = state.link.as_ref().and_then(|o| o.checkpoint);
     html! {
         <div id="barrierlab" class="app">
             <Header />
@@ -168,13 +247,15 @@ pub fn app() -> Html {
                 error={state.error.clone()}
                 dispatch={dispatch.clone()}
             />
+            <ShareBar state={state.clone()} />
+            { notice.unwrap_or_default() }
             <main class="workspace">
                 <Panel id="job-graph" title="Job graph" area="graph">
                     { fault_menu.unwrap_or_default() }
                     <JobGraph model={graph} vertical={narrow} onselect={onselect} selected={selected} />
                 </Panel>
                 <Panel id="checkpoints" title="Checkpoints" area="checkpoints">
-                    <CheckpointsPanel rows={state.rows.clone()} report={state.report.clone()} />
+                    <CheckpointsPanel rows={state.rows.clone()} report={state.report.clone()} initial={initial_checkpoint} />
                 </Panel>
                 <Panel id="faults-panel" title="Faults" area="faults">
                     <FaultsPanel sim={state.sim.clone()} faults={state.scenario.faults.clone()} progress={progress}
@@ -228,5 +309,31 @@ pub fn app() -> Html {
                 <HelpOverlay onclose={Callback::from(move |_| dispatch.dispatch(Action::CloseHelp))} />
             }
         </div>
+    }
+}
+
+/// Scrolls a panel named by a link's `panel=` into view and focuses it: the panel's id, with or
+/// without `-panel`, or a few friendly names.
+fn focus_panel(name: &str) {
+    let id = match name {
+        "graph" => "job-graph",
+        "history" => "checkpoints",
+        "log" => "event-log",
+        "faults" => "faults-panel",
+        other => other,
+    };
+    let doc = gloo_utils::document();
+    let Some(el) = doc
+        .get_element_by_id(id)
+        .or_else(|| doc.get_element_by_id(&format!("{id}-panel")))
+    else {
+        return;
+    };
+    let _ = el.set_attribute("tabindex", "-1");
+    let class = el.get_attribute("class").unwrap_or_default();
+    let _ = el.set_attribute("class", &format!("{class} focused"));
+    el.scroll_into_view();
+    if let Some(el) = wasm_bindgen::JsCast::dyn_ref::<web_sys::HtmlElement>(&el) {
+        let _ = el.focus();
     }
 }

@@ -134,6 +134,10 @@ pub enum Action {
     RestoreFrom(u64),
     /// Restore the latest checkpoint with new parallelism for an operator.
     Rescale(String, u32),
+    /// The page's fragment changed (`hashchange`): open the link it holds, or say why not.
+    OpenHash(String),
+    /// Close the bad-link message.
+    DismissNotice,
 }
 
 /// The simulation, shared and mutable in place.
@@ -182,6 +186,12 @@ pub struct State {
     pub recovery_error: Option<String>,
     /// Why the last fault edit was refused (the scenario would not validate).
     pub fault_error: Option<String>,
+    /// Why the link in the URL did not load (dismissible).
+    pub notice: Option<String>,
+    /// The chrome-less view for iframes (`embed=1`).
+    pub embed: bool,
+    /// The options of the link the page opened, if it opened one.
+    pub link: Option<Rc<barrierlab_engine::share::LinkOptions>>,
 }
 
 impl PartialEq for State {
@@ -199,6 +209,8 @@ impl PartialEq for State {
             && self.catch_up == other.catch_up
             && self.recovery_error == other.recovery_error
             && self.fault_error == other.fault_error
+            && self.notice == other.notice
+            && self.embed == other.embed
     }
 }
 
@@ -232,7 +244,7 @@ impl State {
         State::with_sim(sim, error, name, playing, speed)
     }
 
-    fn with_sim(
+    pub(crate) fn with_sim(
         sim: Simulation,
         error: Option<String>,
         name: &str,
@@ -271,6 +283,9 @@ impl State {
             catch_up: None,
             recovery_error: None,
             fault_error: None,
+            notice: None,
+            embed: false,
+            link: None,
         };
         state.refresh_derived(true);
         state
@@ -652,6 +667,27 @@ impl Reducible for State {
                 let playing = self.playing || !self.status().is_live();
                 let mut next = self.reload(seed, playing);
                 next.version = self.version + 1;
+                Rc::new(next)
+            }
+            Action::OpenHash(hash) => {
+                let mut next = match crate::share::state_from_hash(&hash) {
+                    Ok(Some(next)) => next,
+                    Ok(None) => return self,
+                    Err(message) => {
+                        // A bad link keeps the running job and says why.
+                        let mut next = (*self).clone();
+                        next.notice = Some(message);
+                        next.version += 1;
+                        return Rc::new(next);
+                    }
+                };
+                next.version = self.version + 1;
+                Rc::new(next)
+            }
+            Action::DismissNotice => {
+                let mut next = (*self).clone();
+                next.notice = None;
+                next.version += 1;
                 Rc::new(next)
             }
             Action::ToggleHelp => {

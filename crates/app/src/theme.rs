@@ -19,8 +19,24 @@ fn system_theme() -> &'static str {
     }
 }
 
-/// The theme in effect: the stored choice, else the system's.
+thread_local! {
+    /// A theme a shared link asked for: wins over the stored choice for this page only.
+    static OVERRIDE: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Uses `theme` (`light` or `dark`) for this page without remembering it; other names are ignored.
+pub fn set_override(theme: &str) {
+    if theme == "light" || theme == "dark" {
+        OVERRIDE.with(|o| *o.borrow_mut() = Some(theme.to_string()));
+        apply(theme, false);
+    }
+}
+
+/// The theme in effect: a link's, else the stored choice, else the system's.
 pub fn current() -> String {
+    if let Some(t) = OVERRIDE.with(|o| o.borrow().clone()) {
+        return t;
+    }
     storage()
         .and_then(|s| s.get_item(KEY).ok().flatten())
         .filter(|t| t == "light" || t == "dark")

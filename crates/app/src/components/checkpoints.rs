@@ -39,12 +39,21 @@ impl Tab {
 pub struct CheckpointsProps {
     pub rows: Rc<Vec<CheckpointRow>>,
     pub report: Rc<Value>,
+    /// A checkpoint to select on mount (a link's `checkpoint=`): opens the History tab on it.
+    #[prop_or_default]
+    pub initial: Option<u64>,
 }
 
 #[function_component(CheckpointsPanel)]
 pub fn checkpoints_panel(p: &CheckpointsProps) -> Html {
-    let tab = use_state(|| Tab::Overview);
-    let selected = use_state(|| None::<u64>);
+    let tab = use_state(|| {
+        if p.initial.is_some() {
+            Tab::History
+        } else {
+            Tab::Overview
+        }
+    });
+    let selected = use_state(|| p.initial);
     let cps = &p.report["checkpoints"];
     let body = match *tab {
         Tab::Overview => overview(cps),

@@ -17,6 +17,9 @@ pub struct ControlsProps {
     pub running: bool,
     pub error: Option<String>,
     pub dispatch: UseReducerDispatcher<State>,
+    /// Embed mode: play/pause, step and speed only.
+    #[prop_or_default]
+    pub compact: bool,
 }
 
 #[function_component(Controls)]
@@ -56,17 +59,7 @@ pub fn controls(p: &ControlsProps) -> Html {
         .iter()
         .find(|(n, _)| *n == p.preset)
         .map_or("", |(_, d)| *d);
-    html! {
-        <div class="controls-wrap">
-            <div class="controls" role="toolbar" aria-label="Simulation controls">
-                <label class="field">
-                    <span>{ "Preset" }</span>
-                    <select id="preset" onchange={on_preset}>
-                        { for PRESETS.iter().map(|(name, desc)| html! {
-                            <option value={*name} title={*desc} selected={*name == p.preset}>{ *name }</option>
-                        }) }
-                    </select>
-                </label>
+    let play_group = html! {
                 <div class="group">
                     <button id="play" class="primary" aria-pressed={p.playing.to_string()}
                             disabled={!p.running} title="Play / pause (Space)"
@@ -84,6 +77,26 @@ pub fn controls(p: &ControlsProps) -> Html {
                         </select>
                     </label>
                 </div>
+    };
+    if p.compact {
+        return html! {
+            <div class="controls compact" role="toolbar" aria-label="Simulation controls">
+                { play_group }
+            </div>
+        };
+    }
+    html! {
+        <div class="controls-wrap">
+            <div class="controls" role="toolbar" aria-label="Simulation controls">
+                <label class="field">
+                    <span>{ "Preset" }</span>
+                    <select id="preset" onchange={on_preset}>
+                        { for PRESETS.iter().map(|(name, desc)| html! {
+                            <option value={*name} title={*desc} selected={*name == p.preset}>{ *name }</option>
+                        }) }
+                    </select>
+                </label>
+                { play_group }
                 <div class="group">
                     <button id="trigger-checkpoint" title="POST /jobs/:id/checkpoints (c)" disabled={!p.running}
                             onclick={send(Action::Request(UserRequest::Checkpoint))}>{ "Trigger checkpoint" }</button>

@@ -14,6 +14,7 @@ pub mod inspector;
 pub mod job_graph;
 pub mod panel;
 pub mod recovery;
+pub mod share_bar;
 pub mod status_bar;
 pub mod time_travel;
 pub mod timeline;
