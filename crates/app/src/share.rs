@@ -112,7 +112,7 @@ pub fn state_from_link(link: Link) -> Result<State, String> {
     Ok(state)
 }
 
-/// The options a link for the current run carries: the time if paused, the speed, the theme.
+/// The options a link for the current run carries: the time if paused, and the speed.
 pub fn current_options(state: &State, embed: bool) -> LinkOptions {
     let now = state.sim.borrow().now;
     let paused = !state.playing && state.catch_up.is_none();
@@ -121,7 +121,8 @@ pub fn current_options(state: &State, embed: bool) -> LinkOptions {
         autoplay: (!paused).then_some(true),
         speed: (state.speed != Speed::One && state.speed != Speed::Max)
             .then(|| state.speed.key().to_string()),
-        theme: Some(crate::theme::current()),
+        // The recipient's theme, not the sender's.
+        theme: None,
         embed,
         ..LinkOptions::default()
     }
