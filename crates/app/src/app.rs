@@ -163,6 +163,19 @@ pub fn app() -> Html {
                 })
         })
         .flatten();
+    let status_bar = html! {
+        <StatusBar
+            now={sim.now}
+            speed={state.speed.label()}
+            status={sim.status.flink_name()}
+            playing={state.playing}
+            lagging={state.lagging}
+            events={sim.events}
+            fingerprint={sim.fingerprint()}
+            restart_in={restart_in}
+            rerunning={busy}
+        />
+    };
     let retained: Vec<(u64, bool)> = sim
         .completed_state
         .keys()
@@ -220,17 +233,7 @@ pub fn app() -> Html {
                         <Timeline checkpoints={state.timeline.clone()} narrow={narrow} />
                     </Panel>
                 </main>
-                <StatusBar
-                    now={sim.now}
-                    speed={state.speed.label()}
-                    status={sim.status.flink_name()}
-                    playing={state.playing}
-                    lagging={state.lagging}
-                    events={sim.events}
-                    fingerprint={sim.fingerprint()}
-                    restart_in={restart_in}
-                    rerunning={busy}
-                />
+                { status_bar }
             </div>
         };
     }
@@ -294,17 +297,7 @@ pub fn app() -> Html {
                     <EventLog sim={state.sim.clone()} version={log_version} lines={log_lines} />
                 </Panel>
             </main>
-            <StatusBar
-                now={sim.now}
-                speed={state.speed.label()}
-                status={sim.status.flink_name()}
-                playing={state.playing}
-                lagging={state.lagging}
-                events={sim.events}
-                fingerprint={sim.fingerprint()}
-                restart_in={restart_in}
-                rerunning={busy}
-            />
+            { status_bar }
             if state.help_open {
                 <HelpOverlay onclose={Callback::from(move |_| dispatch.dispatch(Action::CloseHelp))} />
             }

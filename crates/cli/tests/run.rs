@@ -1,18 +1,8 @@
 //! The `barrierlab run` contract that tests, docs and people rely on.
 
-use std::process::Command;
+mod common;
 
-fn barrierlab(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_barrierlab"))
-        .args(args)
-        .output()
-        .expect("the binary runs");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use common::barrierlab;
 
 fn json(args: &[&str]) -> serde_json::Value {
     let (ok, stdout, stderr) = barrierlab(args);

@@ -1,18 +1,8 @@
 //! The `barrierlab share` and `fuzz-links` contract.
 
-use std::process::Command;
+mod common;
 
-fn barrierlab(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_barrierlab"))
-        .args(args)
-        .output()
-        .expect("the binary runs");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use common::barrierlab;
 
 fn share(args: &[&str]) -> String {
     let (ok, stdout, stderr) = barrierlab(args);
