@@ -43,3 +43,11 @@ test('the shell is readable on a 390-px phone', async () => {
   await screenshot(page, 'shell-390');
   await page.close();
 });
+
+test('the seed demo has no external sink, so the verdict says there is nothing to verify', async () => {
+  const { page, errors } = await openPage(browser, site.url);
+  await page.waitForSelector('#verdict-badge', { timeout: 15000 });
+  assert.match(await page.textContent('#verdict-badge'), /NOTHING TO VERIFY/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -130,11 +130,13 @@ pub fn verdict_panel(p: &VerdictProps) -> Html {
     };
     let v = &c.verification;
     let exact = v.duplicates == 0 && v.missing == 0;
+    // A discard sink writes nothing outside the job: there is no verdict to give.
+    let nothing = v.sinks.is_empty();
     html! {
         <div class="verdict" id="verdict" data-exact={exact.to_string()}>
             <div class="verdict-head">
-                <span class={classes!("verdict-badge", if exact { "exact" } else { "broken" })} id="verdict-badge">
-                    { if exact { "EXACTLY ONCE" } else if v.duplicates > 0 { "DUPLICATES" } else { "MISSING RECORDS" } }
+                <span class={classes!("verdict-badge", if nothing { "none" } else if exact { "exact" } else { "broken" })} id="verdict-badge">
+                    { if nothing { "NOTHING TO VERIFY" } else if exact { "EXACTLY ONCE" } else if v.duplicates > 0 { "DUPLICATES" } else { "MISSING RECORDS" } }
                 </span>
                 <span class="muted" id="verdict-when">
                     { format!("as of t = {} ({}){}", format::sim_time(c.at), c.status.flink_name(),
@@ -143,7 +145,7 @@ pub fn verdict_panel(p: &VerdictProps) -> Html {
                 <button id="verdict-check" onclick={check_now} title="Recompute the verdict at the current time">{ "Check now" }</button>
             </div>
             if v.sinks.is_empty() {
-                <p class="empty">{ "This job has no sink to verify." }</p>
+                <p class="empty">{ "No sink here writes to an external system (a discard sink keeps nothing), so there is no output to check. Try seed-2pc." }</p>
             } else {
                 <table class="data" id="verdict-table">
                     <thead><tr>
