@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, VecDeque};
 use rand_core::RngCore;
 
 use super::{build, Event, EventQueue, JobStatus, Simulation};
-use crate::coordinator::{CheckpointFailureReason, CoordinatorInput};
+use crate::coordinator::CoordinatorInput;
 use crate::network::{NetBuffer, Record};
 use crate::scenario::RestartStrategy;
 use crate::task::{Operator, TaskStateSnapshot};
@@ -362,10 +362,5 @@ impl Simulation {
             }
         }
         Ok(())
-    }
-
-    /// Reason Flink gives pending checkpoints when a task fails.
-    pub fn task_failure_reason() -> CheckpointFailureReason {
-        CheckpointFailureReason::TASK_FAILURE
     }
 }

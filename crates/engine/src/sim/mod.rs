@@ -543,7 +543,7 @@ impl Simulation {
         self.trace.fingerprint()
     }
 
-    /// Index of the first task of the vertex with id `vertex`.
+    /// The subtasks of the vertex with id `vertex`.
     pub fn vertex_tasks(&self, vertex: u32) -> impl Iterator<Item = &StreamTask> {
         self.tasks.iter().filter(move |t| t.id.vertex == vertex)
     }

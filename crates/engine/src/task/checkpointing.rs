@@ -115,7 +115,7 @@ impl StreamTask {
         let id = barrier.id;
         // Step 0: remember the id; an already aborted checkpoint only forwards a cancel marker.
         if self.checkpointing.aborted.contains(&id) || id <= self.checkpointing.last_checkpoint_id {
-            self.broadcast_event(NetEvent::CancelCheckpointMarker(id), ctx);
+            self.broadcast_to_outputs(NetEvent::CancelCheckpointMarker(id), ctx);
             ctx.trace
                 .record(now, Some(self.id), TraceKind::CancelMarkerEmitted { id });
             return 0;
@@ -377,7 +377,7 @@ impl StreamTask {
     pub(super) fn abort_on_barrier(&mut self, id: CheckpointId, reason: &str, ctx: &mut TaskCtx) {
         let now = ctx.now;
         self.checkpointing.pending.remove(&id);
-        self.broadcast_event(NetEvent::CancelCheckpointMarker(id), ctx);
+        self.broadcast_to_outputs(NetEvent::CancelCheckpointMarker(id), ctx);
         ctx.trace
             .record(now, Some(self.id), TraceKind::CancelMarkerEmitted { id });
         let reason = match reason {
@@ -392,10 +392,6 @@ impl StreamTask {
             id,
             reason,
         });
-    }
-
-    fn broadcast_event(&mut self, event: NetEvent, ctx: &mut TaskCtx) {
-        self.broadcast_to_outputs(event, ctx);
     }
 
     /// Runs one mail; returns the time it keeps the task busy.
