@@ -12,6 +12,7 @@ pub mod share;
 pub mod sim;
 pub mod state;
 pub mod stats;
+pub mod storage;
 pub mod task;
 pub mod trace;
 pub mod types;

@@ -6,7 +6,7 @@
 //! asynchronous `scheduleTriggerRequest` after a completion or abort runs at the end of the same
 //! step, after the cleanup, which is the order Flink's timer thread gives it.
 
-use crate::coordinator::completed_store::CompletedCheckpointStore;
+use crate::coordinator::completed_store::{CompletedCheckpoint, CompletedCheckpointStore};
 use crate::coordinator::config::CheckpointCoordinatorConfiguration;
 use crate::coordinator::failure_manager::{CheckpointFailureManager, CheckpointFailureReason};
 use crate::coordinator::messages::{CoordinatorEffect, CoordinatorInput, CoordinatorTimer};
@@ -758,6 +758,19 @@ impl CheckpointCoordinator {
 
     pub fn next_checkpoint_id(&self) -> CheckpointId {
         self.next_id
+    }
+
+    /// The job id that names the checkpoint directories.
+    pub fn job_id(&self) -> &str {
+        &self.job_id
+    }
+
+    /// `restoreSavepoint` for a checkpoint or savepoint read from checkpoint storage: it joins the
+    /// store (so a failover comes back to it) and checkpoint ids continue after it, as Flink's
+    /// `checkpointIdCounter.setCount(id + 1)` does.
+    pub fn restore_savepoint(&mut self, checkpoint: CompletedCheckpoint) {
+        self.next_id = self.next_id.max(checkpoint.id + 1);
+        self.store.add_checkpoint_and_subsume_oldest_one(checkpoint);
     }
 
     pub fn is_shutdown(&self) -> bool {

@@ -67,6 +67,21 @@ impl Simulation {
         }
     }
 
+    /// Flink's job cancellation (`PATCH /jobs/:jobid?mode=cancel`): pending checkpoints abort,
+    /// every task is cancelled, nothing restarts, and the job ends CANCELED. What happens to its
+    /// checkpoints is up to checkpoint storage (`externalized-checkpoint-retention`).
+    pub fn cancel(&mut self) {
+        if !self.status.is_live() {
+            return;
+        }
+        self.coordinator_input(CoordinatorInput::SuspendScheduler);
+        self.cancel_everything();
+        // Unlike a failover, no scripted fault fires into a cancelled job.
+        self.queue = EventQueue::default();
+        self.status = JobStatus::Canceled;
+        self.coordinator_input(CoordinatorInput::Shutdown);
+    }
+
     /// Cancels all tasks: their timers, mails, in-flight RPCs and network data are gone. Faults
     /// still due stay scheduled.
     fn cancel_everything(&mut self) {

@@ -41,6 +41,8 @@ pub enum JobStatus {
     Restarting,
     Finished,
     Failed,
+    /// Cancelled by the user (terminal).
+    Canceled,
 }
 
 impl JobStatus {
@@ -56,6 +58,7 @@ impl JobStatus {
             JobStatus::Restarting => "RESTARTING",
             JobStatus::Finished => "FINISHED",
             JobStatus::Failed => "FAILED",
+            JobStatus::Canceled => "CANCELED",
         }
     }
 }
