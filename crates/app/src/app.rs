@@ -7,6 +7,7 @@ use yew::prelude::*;
 
 use crate::clock;
 use crate::components::event_log::MAX_LINES;
+use crate::components::storage_browser::StorageBrowser;
 use crate::components::{
     checkpoints::CheckpointsPanel, compare_panel::ComparePanel, config_panel::ConfigPanel,
     controls::Controls, editor::TopologyEditor, event_log::EventLog, export::ExportBar,
@@ -270,6 +271,9 @@ pub fn app() -> Html {
                 <Panel id="recovery-panel" title="Savepoints and recovery" area="recovery">
                     <RecoveryPanel retained={retained} operators={operators} running={sim.status == JobStatus::Running}
                                    busy={busy} error={state.recovery_error.clone()} dispatch={dispatch.clone()} />
+                </Panel>
+                <Panel id="storage-panel" title="Checkpoint storage" area="storage">
+                    <StorageBrowser sim={state.sim.clone()} version={state.version} busy={busy} dispatch={dispatch.clone()} />
                 </Panel>
                 <Panel id="travel" title="Time travel" area="travel">
                     <TimeTravelBar now={sim.now} horizon={horizon} snapshots={snapshots} dispatch={dispatch.clone()} />

@@ -27,6 +27,8 @@ pub enum UserAction {
     Request(UserRequest),
     RestoreFrom(u64),
     Rescale(Vec<(String, u32)>),
+    /// Cancel the job (CANCELED).
+    Cancel,
 }
 
 impl UserAction {
@@ -42,6 +44,10 @@ impl UserAction {
                 let changes: Vec<(&str, u32)> =
                     changes.iter().map(|(o, p)| (o.as_str(), *p)).collect();
                 sim.rescale(&changes)
+            }
+            UserAction::Cancel => {
+                sim.cancel();
+                Ok(())
             }
         }
     }

@@ -13,6 +13,7 @@ pub mod model;
 pub mod panic;
 pub mod share;
 pub mod state;
+pub mod storage;
 mod theme;
 pub mod travel;
 

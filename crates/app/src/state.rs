@@ -138,6 +138,10 @@ pub enum Action {
     OpenHash(String),
     /// Close the bad-link message.
     DismissNotice,
+    /// Cancel the job (Flink's cancel: CANCELED, checkpoints kept or discarded by retention).
+    CancelJob,
+    /// Submit the job of a checkpoint read from storage, restored from it (see `storage/`).
+    RestoreStored(Rc<barrierlab_engine::storage::StoredCheckpoint>),
 }
 
 /// The simulation, shared and mutable in place.
@@ -576,6 +580,8 @@ impl Reducible for State {
             }
             Action::Request(request) => self.act(UserAction::Request(request)),
             Action::RestoreFrom(id) => self.act(UserAction::RestoreFrom(id)),
+            Action::CancelJob => self.act(UserAction::Cancel),
+            Action::RestoreStored(stored) => crate::storage::restore_into(self, &stored),
             Action::Rescale(operator, parallelism) => {
                 // A forward chain changes together (FORWARD needs equal parallelism).
                 let group = crate::faults::forward_group(&self.sim.borrow().scenario, &operator);

@@ -39,7 +39,7 @@ fn download(name: &str, href: &str) -> Result<(), JsValue> {
     Ok(())
 }
 
-fn download_text(name: &str, mime: &str, text: &str) -> Result<(), JsValue> {
+pub(crate) fn download_text(name: &str, mime: &str, text: &str) -> Result<(), JsValue> {
     let parts = js_sys::Array::of1(&JsValue::from_str(text));
     let opts = web_sys::BlobPropertyBag::new();
     opts.set_type(mime);

@@ -16,6 +16,8 @@ pub mod panel;
 pub mod recovery;
 pub mod share_bar;
 pub mod status_bar;
+pub mod storage_browser;
+pub mod storage_tree;
 pub mod time_travel;
 pub mod timeline;
 pub mod verdict;

@@ -1,0 +1,317 @@
+//! The checkpoint storage panel: drains the engine's storage effects into IndexedDB as the job
+//! runs, lists what is stored (also after a reload), and restores, exports, imports and deletes.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use barrierlab_engine::coordinator::ExternalizedCheckpointRetention;
+use barrierlab_engine::sim::Simulation;
+use barrierlab_engine::storage::{CheckpointStorage, StorageEffect, StoredCheckpoint};
+type Database = Rc<idb::Database>;
+use wasm_bindgen_futures::{spawn_local, JsFuture};
+use web_sys::HtmlInputElement;
+use yew::prelude::*;
+
+use super::storage_tree::{RowAction, StorageTree};
+use crate::state::{Action, SimCell, State};
+use crate::storage::{db, execute, records, Listed, Outcome, StorageError};
+
+#[derive(Properties)]
+pub struct StorageProps {
+    pub sim: SimCell,
+    pub version: u64,
+    /// A re-run is catching up: restores wait.
+    pub busy: bool,
+    pub dispatch: UseReducerDispatcher<State>,
+}
+
+impl PartialEq for StorageProps {
+    fn eq(&self, o: &Self) -> bool {
+        Rc::ptr_eq(&self.sim, &o.sim) && self.version == o.version && self.busy == o.busy
+    }
+}
+
+/// Where the database connection stands.
+#[derive(Clone, PartialEq)]
+enum Conn {
+    Opening,
+    /// Another tab holds an older version open.
+    Blocked,
+    Ready,
+    Off(String),
+}
+
+/// The panel's message line: (is an error, text).
+type Message = Option<(bool, String)>;
+
+struct Shared {
+    db: Option<Database>,
+    outbox: CheckpointStorage,
+    /// Effects produced before the database was open.
+    waiting: Vec<(StorageEffect, u32)>,
+}
+
+fn retention_label(r: ExternalizedCheckpointRetention) -> &'static str {
+    match r {
+        ExternalizedCheckpointRetention::DeleteOnCancellation => "DELETE_ON_CANCELLATION",
+        ExternalizedCheckpointRetention::RetainOnCancellation => "RETAIN_ON_CANCELLATION",
+        ExternalizedCheckpointRetention::NoExternalizedCheckpoints => "NO_EXTERNALIZED_CHECKPOINTS",
+    }
+}
+
+fn refresh(db: Database, entries: UseStateHandle<Vec<Listed>>, message: UseStateHandle<Message>) {
+    spawn_local(async move {
+        match db::list(&db).await {
+            Ok(list) => entries.set(list),
+            Err(e) => message.set(Some((true, e.message()))),
+        }
+    });
+}
+
+/// Carries out effects one after another, then lists again.
+fn run_effects(
+    db: Database,
+    effects: Vec<(StorageEffect, u32)>,
+    entries: UseStateHandle<Vec<Listed>>,
+    message: UseStateHandle<Message>,
+) {
+    spawn_local(async move {
+        for (effect, retain) in effects {
+            match execute(&db, effect, retain).await {
+                Ok(Outcome::Stored { .. }) => {}
+                Ok(Outcome::Discarded(keys)) => message.set(Some((
+                    false,
+                    format!(
+                        "Job cancelled: {} checkpoint(s) discarded (savepoints stay).",
+                        keys.len()
+                    ),
+                ))),
+                Err((key, e)) => {
+                    let text = match e {
+                        StorageError::QuotaExceeded => format!("Storage quota exceeded: {key} was not stored. Stored checkpoints are intact; delete some to make room."),
+                        other => format!("{key}: {}", other.message()),
+                    };
+                    message.set(Some((true, text)));
+                }
+            }
+        }
+        if let Ok(list) = db::list(&db).await {
+            entries.set(list);
+        }
+    });
+}
+
+#[function_component(StorageBrowser)]
+pub fn storage_browser(p: &StorageProps) -> Html {
+    let conn = use_state(|| Conn::Opening);
+    let entries = use_state(Vec::<Listed>::new);
+    let message = use_state(|| None::<(bool, String)>);
+    let shared = use_mut_ref(|| Shared {
+        db: None,
+        outbox: CheckpointStorage::default(),
+        waiting: Vec::new(),
+    });
+    // Open once; effects produced meanwhile wait.
+    {
+        let (conn, entries, message, shared) = (
+            conn.clone(),
+            entries.clone(),
+            message.clone(),
+            shared.clone(),
+        );
+        use_effect_with((), move |_| {
+            let blocked = conn.clone();
+            spawn_local(async move {
+                match db::open(move || blocked.set(Conn::Blocked)).await {
+                    Ok(database) => {
+                        let waiting = {
+                            let mut s = shared.borrow_mut();
+                            s.db = Some(database.clone());
+                            std::mem::take(&mut s.waiting)
+                        };
+                        conn.set(Conn::Ready);
+                        run_effects(database, waiting, entries, message);
+                    }
+                    Err(e) => conn.set(Conn::Off(e.message())),
+                }
+            });
+        });
+    }
+    // After every change of the simulation: what is there to store or discard?
+    {
+        let (entries, message, shared, sim) = (
+            entries.clone(),
+            message.clone(),
+            shared.clone(),
+            p.sim.clone(),
+        );
+        let off = matches!(*conn, Conn::Off(_));
+        use_effect_with(p.version, move |_| {
+            if !off {
+                poll(&sim.borrow(), &shared, entries, message);
+            }
+        });
+    }
+    let db = shared.borrow().db.clone();
+    let onaction = {
+        let (entries, message, dispatch, db) = (
+            entries.clone(),
+            message.clone(),
+            p.dispatch.clone(),
+            db.clone(),
+        );
+        Callback::from(move |(action, key): (RowAction, String)| {
+            let Some(db) = db.clone() else { return };
+            row_action(
+                db,
+                action,
+                key,
+                entries.clone(),
+                message.clone(),
+                dispatch.clone(),
+            );
+        })
+    };
+    let onimport = {
+        let (entries, message, db) = (entries.clone(), message.clone(), db.clone());
+        Callback::from(move |e: Event| {
+            let input: HtmlInputElement = e.target_unchecked_into();
+            let Some(file) = input.files().and_then(|f| f.get(0)) else {
+                return;
+            };
+            input.set_value("");
+            let Some(db) = db.clone() else { return };
+            import(db, file, entries.clone(), message.clone());
+        })
+    };
+    let sim = p.sim.borrow();
+    let retention = sim.coordinator.config().externalized_retention;
+    let oncancel = {
+        let d = p.dispatch.clone();
+        Callback::from(move |_: MouseEvent| d.dispatch(Action::CancelJob))
+    };
+    let status = match &*conn {
+        Conn::Opening => {
+            html! { <p class="muted" id="storage-status">{ "Opening checkpoint storage…" }</p> }
+        }
+        Conn::Blocked => {
+            html! { <p class="error" id="storage-status" role="alert">{ "Checkpoint storage is waiting: another tab has the checkpoint database open at an older version. Close or reload that tab to continue." }</p> }
+        }
+        Conn::Ready => html! {},
+        Conn::Off(text) => {
+            html! { <p class="warn" id="storage-status" role="status">{ text.clone() }</p> }
+        }
+    };
+    html! {
+        <div class="storage">
+            <div class="storage-head">
+                <span class="muted">{ format!("IndexedDB '{}', schema v{} · num-retained {} · {}", db::DB_NAME, db::DB_VERSION,
+                    sim.graph.config.num_retained, retention_label(retention)) }</span>
+                <label class="button import" title="Import a checkpoint file exported before">{ "Import…" }
+                    <input id="storage-import" type="file" accept=".json,application/json" hidden=true
+                           onchange={onimport} disabled={db.is_none()} /></label>
+                <button id="cancel-job" class="danger" disabled={!sim.status.is_live() || p.busy} onclick={oncancel}
+                        title="Cancel the job (CANCELED); with RETAIN_ON_CANCELLATION its checkpoints stay">{ "Cancel job" }</button>
+            </div>
+            { status }
+            if let Some((error, text)) = &*message {
+                <p id="storage-message" class={if *error { "error" } else { "note" }} role="status">{ text.clone() }</p>
+            }
+            if *conn == Conn::Ready {
+                <StorageTree entries={(*entries).clone()} busy={p.busy} onaction={onaction} />
+            }
+            <p class="note">{ "As Flink's FsCheckpointStorage: each checkpoint is a directory chk-N/ with _metadata and its state files. The heap backend writes full snapshots, so every file is exclusive to its chk-N/; shared/ (incremental files several checkpoints reference) and taskowned/ stay empty. Savepoints are self-contained and yours: retention and cancel never delete them." }</p>
+        </div>
+    }
+}
+
+fn poll(
+    sim: &Simulation,
+    shared: &Rc<RefCell<Shared>>,
+    entries: UseStateHandle<Vec<Listed>>,
+    message: UseStateHandle<Message>,
+) {
+    let mut s = shared.borrow_mut();
+    let effects = s.outbox.poll(sim);
+    if effects.is_empty() {
+        return;
+    }
+    let retain = sim.graph.config.num_retained;
+    let effects: Vec<_> = effects.into_iter().map(|e| (e, retain)).collect();
+    match s.db.clone() {
+        Some(db) => run_effects(db, effects, entries, message),
+        None => s.waiting.extend(effects),
+    }
+}
+
+fn row_action(
+    db: Database,
+    action: RowAction,
+    key: String,
+    entries: UseStateHandle<Vec<Listed>>,
+    message: UseStateHandle<Message>,
+    dispatch: UseReducerDispatcher<State>,
+) {
+    spawn_local(async move {
+        match action {
+            RowAction::Delete => match db::delete(&db, std::slice::from_ref(&key)).await {
+                Ok(()) => message.set(Some((false, format!("Deleted {key}.")))),
+                Err(e) => message.set(Some((true, e.message()))),
+            },
+            RowAction::Restore | RowAction::Export => match db::load(&db, &key).await {
+                Ok(stored) if action == RowAction::Restore => {
+                    message.set(Some((false, format!("Restored the job from {key}."))));
+                    dispatch.dispatch(Action::RestoreStored(Rc::new(stored)));
+                }
+                Ok(stored) => {
+                    let name = format!("{}.json", key.replace('/', "_"));
+                    match crate::components::export::download_text(
+                        &name,
+                        "application/json",
+                        &stored.to_json(),
+                    ) {
+                        Ok(()) => message.set(Some((false, format!("Exported {key} as {name}.")))),
+                        Err(_) => message.set(Some((true, format!("Could not export {key}.")))),
+                    }
+                }
+                Err(e) => message.set(Some((true, format!("{key}: {e}")))),
+            },
+        }
+        if let Ok(list) = db::list(&db).await {
+            entries.set(list);
+        }
+    });
+}
+
+/// Reads an exported file, checks it restores (same checks as a restore), and stores it.
+fn import(
+    db: Database,
+    file: web_sys::File,
+    entries: UseStateHandle<Vec<Listed>>,
+    message: UseStateHandle<Message>,
+) {
+    spawn_local(async move {
+        let name = file.name();
+        let text = match JsFuture::from(file.text())
+            .await
+            .ok()
+            .and_then(|t| t.as_string())
+        {
+            Some(t) => t,
+            None => return message.set(Some((true, format!("Could not read {name}.")))),
+        };
+        let stored =
+            StoredCheckpoint::from_json(&text).and_then(|s| Simulation::from_stored(&s).map(|_| s));
+        match stored {
+            Err(e) => message.set(Some((true, format!("Import of {name} refused: {e}")))),
+            Ok(stored) => match db::store(&db, &stored, None).await {
+                Ok(_) => message.set(Some((
+                    false,
+                    format!("Imported {}.", records::record_key(&stored)),
+                ))),
+                Err(e) => message.set(Some((true, e.message()))),
+            },
+        }
+        refresh(db, entries, message);
+    });
+}
