@@ -46,6 +46,11 @@ type Message = Option<(bool, String)>;
 
 struct Shared {
     db: Option<Database>,
+    /// The simulation the outbox follows; a new one is a new submission of the job.
+    sim: usize,
+    /// Flink gives every submission a fresh JobID, so a new run (after a reload, a reset, a
+    /// restore) never overwrites or retires the checkpoints of an earlier one.
+    job_id: String,
     outbox: CheckpointStorage,
     /// Effects produced before the database was open.
     waiting: Vec<(StorageEffect, u32)>,
@@ -108,6 +113,8 @@ pub fn storage_browser(p: &StorageProps) -> Html {
     let message = use_state(|| None::<(bool, String)>);
     let shared = use_mut_ref(|| Shared {
         db: None,
+        sim: 0,
+        job_id: String::new(),
         outbox: CheckpointStorage::default(),
         waiting: Vec::new(),
     });
@@ -148,7 +155,7 @@ pub fn storage_browser(p: &StorageProps) -> Html {
         let off = matches!(*conn, Conn::Off(_));
         use_effect_with(p.version, move |_| {
             if !off {
-                poll(&sim.borrow(), &shared, entries, message);
+                poll(&sim, &shared, entries, message);
             }
         });
     }
@@ -225,14 +232,53 @@ pub fn storage_browser(p: &StorageProps) -> Html {
     }
 }
 
+/// A random JobID (32 hex digits), as Flink's `JobID.generate()`.
+fn new_job_id() -> String {
+    let half = || (js_sys::Math::random() * 4_294_967_296.0) as u64;
+    format!(
+        "{:016x}{:016x}",
+        half() << 32 | half(),
+        half() << 32 | half()
+    )
+}
+
 fn poll(
-    sim: &Simulation,
+    cell: &SimCell,
     shared: &Rc<RefCell<Shared>>,
     entries: UseStateHandle<Vec<Listed>>,
     message: UseStateHandle<Message>,
 ) {
+    let sim = cell.borrow();
     let mut s = shared.borrow_mut();
-    let effects = s.outbox.poll(sim);
+    let ptr = Rc::as_ptr(cell) as usize;
+    if s.sim != ptr {
+        s.sim = ptr;
+        s.job_id = new_job_id();
+        s.outbox = CheckpointStorage::attach(&sim);
+    }
+    let engine_id = sim.coordinator.job_id().to_string();
+    let job_id = s.job_id.clone();
+    let effects: Vec<StorageEffect> = s
+        .outbox
+        .poll(&sim)
+        .into_iter()
+        .map(|e| match e {
+            StorageEffect::Store(mut stored) => {
+                stored.metadata.external_pointer = stored
+                    .metadata
+                    .external_pointer
+                    .replace(&engine_id, &job_id);
+                stored.job_id = job_id.clone();
+                StorageEffect::Store(stored)
+            }
+            StorageEffect::DiscardCheckpoints { job_name, .. } => {
+                StorageEffect::DiscardCheckpoints {
+                    job_name,
+                    job_id: job_id.clone(),
+                }
+            }
+        })
+        .collect();
     if effects.is_empty() {
         return;
     }

@@ -14,7 +14,6 @@ use idb::{
     Database, DatabaseEvent, Event, Factory, KeyPath, ObjectStoreParams, Query, Request,
     TransactionMode,
 };
-use std::future::IntoFuture;
 use std::rc::Rc;
 
 use js_sys::{Object, Reflect, Uint8Array};
@@ -217,6 +216,45 @@ pub async fn load(db: &Database, key: &str) -> Result<StoredCheckpoint, String> 
     records::decode(&m, &bytes)
 }
 
+/// Waits for a transaction's `complete` or `abort`. (`idb`'s own transaction future resolves on the
+/// `error` event that precedes an abort and then drops the abort handler the browser still calls.)
+struct Settled {
+    tx: web_sys::IdbTransaction,
+    promise: js_sys::Promise,
+    _handlers: [wasm_bindgen::closure::Closure<dyn FnMut()>; 2],
+}
+
+impl Settled {
+    /// Must run before the transaction's requests complete, i.e. synchronously after creating it.
+    fn watch(tx: web_sys::IdbTransaction) -> Settled {
+        let mut resolve = None;
+        let promise = js_sys::Promise::new(&mut |ok, _| resolve = Some(ok));
+        let resolve = resolve.expect("a promise runs its executor at once");
+        let on = |value: bool| {
+            let resolve = resolve.clone();
+            wasm_bindgen::closure::Closure::<dyn FnMut()>::new(move || {
+                let _ = resolve.call1(&JsValue::NULL, &JsValue::from_bool(value));
+            })
+        };
+        let handlers = [on(true), on(false)];
+        tx.set_oncomplete(Some(handlers[0].as_ref().unchecked_ref()));
+        tx.set_onabort(Some(handlers[1].as_ref().unchecked_ref()));
+        Settled {
+            tx,
+            promise,
+            _handlers: handlers,
+        }
+    }
+
+    /// True if the transaction committed.
+    async fn committed(self) -> bool {
+        let result = wasm_bindgen_futures::JsFuture::from(self.promise.clone()).await;
+        self.tx.set_oncomplete(None);
+        self.tx.set_onabort(None);
+        result.is_ok_and(|v| v.is_truthy())
+    }
+}
+
 /// Writes a checkpoint (state files and `_metadata`) and, with `retain`, discards the job's
 /// checkpoints beyond that many, all in one transaction. Returns the keys discarded.
 pub async fn store(
@@ -242,7 +280,7 @@ pub async fn store(
     let metas = tx.object_store(CHECKPOINTS).map_err(classify)?;
     let states = tx.object_store(STATE).map_err(classify)?;
     let handle: web_sys::IdbTransaction = metas.transaction().into();
-    let done = tx.into_future();
+    let done = Settled::watch(handle.clone());
     let writes = async {
         states.put(&files, None)?.await?;
         metas.put(&meta, None)?.await?;
@@ -280,15 +318,15 @@ pub async fn store(
         // Nothing of a failed write may stay: the state files without `_metadata` are useless.
         let _ = handle.abort();
     }
-    let outcome = done.await;
+    let committed = done.committed().await;
     let discarded = writes.map_err(classify)?;
-    match outcome {
-        Ok(r) if r.is_committed() => Ok(discarded),
-        Ok(_) => Err(handle
+    if committed {
+        Ok(discarded)
+    } else {
+        Err(handle
             .error()
             .map(|e| classify(idb::Error::DomException(e)))
-            .unwrap_or_else(|| StorageError::Failed("the write was aborted".into()))),
-        Err(e) => Err(classify(e)),
+            .unwrap_or_else(|| StorageError::Failed("the write was aborted".into())))
     }
 }
 
@@ -300,7 +338,7 @@ pub async fn delete(db: &Database, keys: &[String]) -> Result<(), StorageError> 
     let metas = tx.object_store(CHECKPOINTS).map_err(classify)?;
     let states = tx.object_store(STATE).map_err(classify)?;
     let handle: web_sys::IdbTransaction = metas.transaction().into();
-    let done = tx.into_future();
+    let done = Settled::watch(handle.clone());
     let result = async {
         for k in keys {
             metas
@@ -316,11 +354,11 @@ pub async fn delete(db: &Database, keys: &[String]) -> Result<(), StorageError> 
     if result.is_err() {
         let _ = handle.abort();
     }
-    let outcome = done.await;
+    let committed = done.committed().await;
     result.map_err(classify)?;
-    match outcome {
-        Ok(r) if r.is_committed() => Ok(()),
-        Ok(_) => Err(StorageError::Failed("the delete was aborted".into())),
-        Err(e) => Err(classify(e)),
+    if committed {
+        Ok(())
+    } else {
+        Err(StorageError::Failed("the delete was aborted".into()))
     }
 }

@@ -32,6 +32,16 @@ pub struct CheckpointStorage {
 }
 
 impl CheckpointStorage {
+    /// Storage for a job just submitted: what it already holds (the checkpoint it was restored
+    /// from) is stored already and not written again.
+    pub fn attach(sim: &Simulation) -> CheckpointStorage {
+        CheckpointStorage {
+            job_id: sim.coordinator.job_id().to_string(),
+            emitted: sim.completed_state.keys().copied().collect(),
+            cancel_handled: !sim.status.is_live(),
+        }
+    }
+
     pub fn poll(&mut self, sim: &Simulation) -> Vec<StorageEffect> {
         if sim.coordinator.job_id() != self.job_id {
             *self = CheckpointStorage {

@@ -186,3 +186,18 @@ fn checksum_changes_with_a_byte() {
     assert_ne!(checksum(b"chk-1"), checksum(b"chk-2"));
     assert_eq!(checksum(b""), 0xcbf2_9ce4_8422_2325);
 }
+
+#[test]
+fn attaching_to_a_restored_job_does_not_store_its_checkpoint_again() {
+    let sim = run("seed-demo", 12);
+    let id = *sim.completed_state.keys().last().unwrap();
+    let mut restored = Simulation::from_stored(&capture::capture(&sim, id).unwrap()).unwrap();
+    let mut storage = CheckpointStorage::attach(&restored);
+    assert!(storage.poll(&restored).is_empty());
+    restored.run_until(6 * MICROS_PER_SEC);
+    let effects = storage.poll(&restored);
+    assert!(!effects.is_empty());
+    assert!(effects
+        .iter()
+        .all(|e| matches!(e, StorageEffect::Store(s) if s.id() > id)));
+}
