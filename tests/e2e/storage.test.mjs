@@ -75,7 +75,9 @@ test('checkpoints are stored, listed after a reload, restored, and retention hol
   await storageReady(page);
   await configure(page, 'execution.checkpointing.num-retained: 2\nexecution.checkpointing.interval: 2s');
   await fast(page);
-  await page.waitForFunction(() => Number(document.querySelector('#count-completed').textContent) >= 4, null, { timeout: 60000 });
+  await page.waitForFunction(() => Number(document.querySelector('#count-completed').textContent) >= 1, null, { timeout: 60000 });
+  await page.click('#trigger-savepoint');
+  await page.waitForFunction(() => Number(document.querySelector('#count-completed').textContent) >= 6, null, { timeout: 60000 });
   await pause(page);
   await countAtLeast(page, CHECKPOINTS, 2);
   await page.waitForTimeout(300);
@@ -83,7 +85,11 @@ test('checkpoints are stored, listed after a reload, restored, and retention hol
   const before = await keys(page);
   assert.equal(before.length, 2, `retention: ${before}`);
   const ids = before.map((k) => Number(k.split('chk-')[1]));
-  assert.ok(ids[1] >= 4 && ids[0] === ids[1] - 1, `the newest two, got ${ids}`);
+  assert.ok(ids[1] >= 5 && ids[0] < ids[1], `the newest two, got ${ids}`);
+  // The savepoint is the user's: retention leaves it, in its own self-contained directory.
+  await countAtLeast(page, '#storage-panel li.dir.savepoint', 1);
+  const [savepoint] = await keys(page, '#storage-panel li.dir.savepoint');
+  assert.match(savepoint, /\/savepoint-[0-9a-f]{6}-[0-9a-f]{12}$/);
   assert.match(await page.textContent('#storage-panel'), /_metadata/);
   assert.match(await page.textContent('#storage-panel'), /shared\//);
   assert.match(await page.textContent('#storage-panel'), /taskowned\//);
@@ -96,7 +102,7 @@ test('checkpoints are stored, listed after a reload, restored, and retention hol
   await countAtLeast(page, CHECKPOINTS, 2, 15000);
   assert.deepEqual((await keys(page)).slice(0, 2), before, 'the stored checkpoints are listed after a reload');
   // Restore from the older one: the job of that checkpoint runs again, restored.
-  await page.click(`li.dir[data-key="${before[0]}"] button.restore`);
+  await page.click(`li.dir[data-key="${before[0]}"] button.storage-restore`);
   await page.waitForSelector('#latest-restore-id', { timeout: 15000 });
   assert.equal(await page.textContent('#latest-restore-id'), `ID ${ids[0]}`);
   assert.equal(await page.textContent('#count-restored'), '1');
@@ -148,12 +154,12 @@ test('export a checkpoint, delete it, import it again; a foreign file is refused
   const [key] = await keys(page);
   const [download] = await Promise.all([
     page.waitForEvent('download'),
-    page.click(`li.dir[data-key="${key}"] button.export`),
+    page.click(`li.dir[data-key="${key}"] button.storage-export`),
   ]);
   const path = await download.path();
   const text = await readFile(path, 'utf8');
   assert.equal(JSON.parse(text).format_version, 1);
-  await page.click(`li.dir[data-key="${key}"] button.delete`);
+  await page.click(`li.dir[data-key="${key}"] button.storage-delete`);
   await page.waitForFunction((k) => !document.querySelector(`li.dir[data-key="${k}"]`), key);
   await page.setInputFiles('#storage-import', path);
   await page.waitForSelector(`li.dir[data-key="${key}"]`, { timeout: 10000 });
@@ -184,11 +190,12 @@ test('a damaged record is listed with its reason; the others stay usable', async
   assert.equal(await damaged.count(), 2);
   assert.match(await page.textContent(`li.dir[data-key="${a}"]`), /damaged: _metadata is damaged: EOF while parsing/);
   assert.match(await page.textContent(`li.dir[data-key="${b}"]`), /damaged: state files are damaged: checksum/);
-  assert.equal(await page.locator(`li.dir[data-key="${a}"] button.restore`).count(), 0);
-  await page.click(`li.dir[data-key="${c}"] button.restore`);
+  assert.equal(await page.locator(`li.dir[data-key="${a}"] button.storage-restore`).count(), 0);
+  await page.click(`li.dir[data-key="${c}"] button.storage-restore`);
   await page.waitForSelector('#latest-restore-id');
   assert.equal(await page.textContent('#latest-restore-id'), `ID ${c.split('chk-')[1]}`);
-  await page.click(`li.dir[data-key="${a}"] button.delete`);
+  await page.locator('#storage-panel').screenshot({ path: 'tests/e2e/screenshots/storage-damaged.png' });
+  await page.click(`li.dir[data-key="${a}"] button.storage-delete`);
   await page.waitForFunction((k) => !document.querySelector(`li.dir[data-key="${k}"]`), a);
   assert.deepEqual(errors, []);
   await ctx.close();
@@ -241,7 +248,7 @@ test('quota exceeded and an aborted write leave the stored checkpoint intact and
   const listed = await keys(page);
   assert.ok(listed.length >= 1);
   const last = listed[listed.length - 1];
-  await page.click(`li.dir[data-key="${last}"] button.restore`);
+  await page.click(`li.dir[data-key="${last}"] button.storage-restore`);
   await page.waitForSelector('#latest-restore-id');
   assert.equal(await page.textContent('#latest-restore-id'), `ID ${last.split('chk-')[1]}`);
   assert.deepEqual(errors.filter((e) => !/QuotaExceeded|AbortError/.test(e)), []);
@@ -282,7 +289,7 @@ test('schema 1 database held open by another tab: blocked message, then upgraded
   await page.waitForSelector(`li.dir[data-key="${meta.key}"]`, { timeout: 15000 });
   assert.equal(await page.locator('#storage-status').count(), 0);
   await pause(page);
-  await page.click(`li.dir[data-key="${meta.key}"] button.restore`);
+  await page.click(`li.dir[data-key="${meta.key}"] button.storage-restore`);
   await page.waitForSelector('#latest-restore-id');
   assert.equal(await page.textContent('#latest-restore-id'), `ID ${meta.id}`);
   const version = await page.evaluate((name) => new Promise((ok) => {

@@ -36,12 +36,12 @@ fn buttons(p: &TreeProps, l: &Listed, restorable: bool) -> Html {
     html! {
         <span class="storage-actions">
             if restorable {
-                <button class="restore" disabled={p.busy} onclick={act(RowAction::Restore)}
+                <button class="storage-restore" disabled={p.busy} onclick={act(RowAction::Restore)}
                         title="Submit the job again, restored from this checkpoint">{ "Restore" }</button>
-                <button class="export" onclick={act(RowAction::Export)}
+                <button class="storage-export" onclick={act(RowAction::Export)}
                         title="Download this checkpoint as a file">{ "Export" }</button>
             }
-            <button class="delete danger" onclick={act(RowAction::Delete)}>{ "Delete" }</button>
+            <button class="storage-delete danger" onclick={act(RowAction::Delete)}>{ "Delete" }</button>
         </span>
     }
 }
@@ -109,10 +109,10 @@ pub fn storage_tree(p: &TreeProps) -> Html {
                     <p class="path root">{ format!("file:/tmp/flink-checkpoints/{id}/") }</p>
                     <ul class="tree">
                         { for checkpoints.iter().map(|l| checkpoint_dir(p, l)) }
-                        <li class="dir shared"><span class="path">{ "shared/" }</span>
-                            <span class="note">{ "empty: incremental (RocksDB) files several checkpoints share" }</span></li>
-                        <li class="dir taskowned"><span class="path">{ "taskowned/" }</span>
-                            <span class="note">{ "empty: state the TaskManager owns (e.g. changelog)" }</span></li>
+                        <li class="dir shared"><div class="storage-row"><span class="path">{ "shared/" }</span>
+                            <span class="note">{ "empty: incremental (RocksDB) files several checkpoints share" }</span></div></li>
+                        <li class="dir taskowned"><div class="storage-row"><span class="path">{ "taskowned/" }</span>
+                            <span class="note">{ "empty: state the TaskManager owns (e.g. changelog)" }</span></div></li>
                     </ul>
                     if !savepoints.is_empty() {
                         <p class="path root">{ "file:/tmp/flink-savepoints/" }</p>

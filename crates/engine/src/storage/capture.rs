@@ -94,17 +94,20 @@ pub fn retention_discards(stored: &[(CheckpointId, bool)], num_retained: u32) ->
     checkpoints
 }
 
-/// A file name from a job vertex name (`count-per-key -> sink: Writer` → `count-per-key_sink-Writer`).
+/// A file name from a job vertex name (`Source: datagen -> map` → `Source-datagen_map`).
 fn file_stem(vertex: &str) -> String {
     let mut out = String::new();
     for part in vertex.split(" -> ") {
         if !out.is_empty() {
             out.push('_');
         }
-        out.extend(
-            part.chars()
-                .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }),
-        );
+        for c in part.chars() {
+            if c.is_ascii_alphanumeric() {
+                out.push(c);
+            } else if !out.ends_with(['-', '_']) {
+                out.push('-');
+            }
+        }
     }
     out
 }
