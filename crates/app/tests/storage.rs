@@ -53,7 +53,7 @@ async fn store_list_load_retain_delete() {
     let key = records::record_key(newest);
     assert!(listed.iter().any(|l| l.key == key && l.meta.is_ok()));
     assert_eq!(&db::load(&db, &key).await.unwrap(), newest);
-    db::delete(&db, &[key.clone()]).await.unwrap();
+    db::delete(&db, std::slice::from_ref(&key)).await.unwrap();
     let e = db::load(&db, &key).await.unwrap_err();
     assert!(e.contains("no longer stored"), "{e}");
 }

@@ -113,9 +113,12 @@ pub enum StateFileContent {
     },
     /// Pre-committed two-phase-commit transactions (committables).
     Committables {
-        committables: Vec<(usize, CheckpointId, Vec<(u32, u64)>)>,
+        committables: Vec<StoredCommittable>,
     },
 }
+
+/// A pre-committed transaction: (chained operator index, pre-committing checkpoint, record ids).
+pub type StoredCommittable = (usize, CheckpointId, Vec<(u32, u64)>);
 
 /// A record as channel state stores it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
