@@ -30,7 +30,7 @@ fn checkpoints(seconds: u64) -> Vec<StoredCheckpoint> {
 
 #[wasm_bindgen_test]
 async fn store_list_load_retain_delete() {
-    let db = db::open(|| panic!("nothing else holds the database"))
+    let db = db::open(|| panic!("nothing else holds the database"), || {})
         .await
         .unwrap();
     let all = checkpoints(21);
@@ -60,7 +60,7 @@ async fn store_list_load_retain_delete() {
 
 #[wasm_bindgen_test]
 async fn a_missing_state_record_is_reported_not_fatal() {
-    let db = db::open(|| {}).await.unwrap();
+    let db = db::open(|| {}, || {}).await.unwrap();
     let mut c = checkpoints(6).pop().unwrap();
     c.job_id = "damaged-state".into();
     db::store(&db, &c, None).await.unwrap();
@@ -82,4 +82,26 @@ async fn a_missing_state_record_is_reported_not_fatal() {
         db::load(&db, &key).await.unwrap_err(),
         "state files are missing"
     );
+}
+
+#[wasm_bindgen_test]
+async fn a_newer_schema_elsewhere_closes_this_connection_and_is_refused_after() {
+    use std::cell::Cell;
+    use std::rc::Rc;
+    let closed = Rc::new(Cell::new(false));
+    let flag = closed.clone();
+    let _db = db::open(|| {}, move || flag.set(true)).await.unwrap();
+    // Another tab with a newer build upgrades the database.
+    let factory = idb::Factory::new().unwrap();
+    let newer = factory
+        .open(db::DB_NAME, Some(db::DB_VERSION + 1))
+        .unwrap()
+        .await
+        .unwrap();
+    assert!(closed.get(), "this tab let go of the database");
+    newer.close();
+    let e = db::open(|| {}, || {}).await.unwrap_err();
+    assert_eq!(e, db::StorageError::TooNew);
+    assert!(e.message().contains("newer Barrier Lab"));
+    factory.delete(db::DB_NAME).unwrap().await.unwrap();
 }

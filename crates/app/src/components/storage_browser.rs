@@ -128,8 +128,13 @@ pub fn storage_browser(p: &StorageProps) -> Html {
         );
         use_effect_with((), move |_| {
             let blocked = conn.clone();
+            let (closed, dropped) = (conn.clone(), shared.clone());
+            let on_closed = move || {
+                dropped.borrow_mut().db = None;
+                closed.set(Conn::Off("A newer Barrier Lab in another tab upgraded the checkpoint database; reload this tab to store checkpoints again.".into()));
+            };
             spawn_local(async move {
-                match db::open(move || blocked.set(Conn::Blocked)).await {
+                match db::open(move || blocked.set(Conn::Blocked), on_closed).await {
                     Ok(database) => {
                         let waiting = {
                             let mut s = shared.borrow_mut();

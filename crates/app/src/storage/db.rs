@@ -65,8 +65,12 @@ fn classify(e: idb::Error) -> StorageError {
 }
 
 /// Opens (creating or upgrading) the database. `on_blocked` runs if another tab holds an older
-/// version open, which delays the upgrade until that tab closes or reloads.
-pub async fn open(on_blocked: impl FnOnce() + 'static) -> Result<Rc<Database>, StorageError> {
+/// version open, which delays the upgrade until that tab closes or reloads; `on_closed` if a newer
+/// build in another tab upgrades it later (this tab then lets go of it).
+pub async fn open(
+    on_blocked: impl FnOnce() + 'static,
+    on_closed: impl Fn() + 'static,
+) -> Result<Rc<Database>, StorageError> {
     let factory = Factory::new().map_err(|_| StorageError::Unavailable)?;
     let mut request = factory
         .open(DB_NAME, Some(DB_VERSION))
@@ -84,7 +88,10 @@ pub async fn open(on_blocked: impl FnOnce() + 'static) -> Result<Rc<Database>, S
     // A newer build in another tab wants to upgrade: let it (this tab's storage stops) rather
     // than block it.
     let handle = raw.clone();
-    let close = wasm_bindgen::closure::Closure::<dyn Fn()>::new(move || handle.close());
+    let close = wasm_bindgen::closure::Closure::<dyn Fn()>::new(move || {
+        handle.close();
+        on_closed();
+    });
     raw.set_onversionchange(Some(close.as_ref().unchecked_ref()));
     close.forget();
     Ok(Rc::new(Database::from(raw)))
