@@ -167,6 +167,12 @@ test('export a checkpoint, delete it, import it again; a foreign file is refused
   await page.setInputFiles('#storage-import', { name: 'notes.json', mimeType: 'application/json', buffer: Buffer.from('{"hello": 1}') });
   await page.waitForFunction(() => /refused/.test(document.querySelector('#storage-message')?.textContent ?? ''));
   assert.match(await page.textContent('#storage-message'), /Import of notes.json refused: not a stored checkpoint/);
+  // A checkpoint of the job at another max parallelism does not fit it: refused, with the reason.
+  const other = JSON.parse(text);
+  for (const v of other.metadata.vertices) v.max_parallelism = 4096;
+  await page.setInputFiles('#storage-import', { name: 'other.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(other)) });
+  await page.waitForFunction(() => /other.json refused/.test(document.querySelector('#storage-message')?.textContent ?? ''));
+  assert.match(await page.textContent('#storage-message'), /max parallelism 4096.*key groups cannot be redistributed/);
   assert.deepEqual(errors, []);
   await ctx.close();
 });

@@ -311,8 +311,14 @@ fn row_action(
             },
             RowAction::Restore | RowAction::Export => match db::load(&db, &key).await {
                 Ok(stored) if action == RowAction::Restore => {
-                    message.set(Some((false, format!("Restored the job from {key}."))));
-                    dispatch.dispatch(Action::RestoreStored(Rc::new(stored)));
+                    // The reducer restores again; checking here first lets this panel say why not.
+                    match Simulation::from_stored(&stored) {
+                        Ok(_) => {
+                            message.set(Some((false, format!("Restored the job from {key}."))));
+                            dispatch.dispatch(Action::RestoreStored(Rc::new(stored)));
+                        }
+                        Err(e) => message.set(Some((true, format!("Cannot restore {key}: {e}")))),
+                    }
                 }
                 Ok(stored) => {
                     let name = format!("{}.json", key.replace('/', "_"));
