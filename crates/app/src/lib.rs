@@ -15,6 +15,7 @@ pub mod share;
 pub mod state;
 mod theme;
 pub mod travel;
+pub mod tutorial;
 
 pub use app::App;
 
