@@ -18,5 +18,6 @@ pub mod share_bar;
 pub mod status_bar;
 pub mod time_travel;
 pub mod timeline;
+pub mod tutorial_panel;
 pub mod verdict;
 pub mod why_panel;
