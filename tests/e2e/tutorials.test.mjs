@@ -31,7 +31,8 @@ const EXPECT = {
   ],
   alignment: [
     { stop: /trigger checkpoint 2/, highlight: false },
-    { stop: /count-per-key.*channel \d blocked.*blockChannel/, highlight: true },
+    { stop: /count-per-key.*channel \d blocked.*blockChannel/, highlight: true,
+      inspector: /CollectingBarriers\s*Blocked channels\s*\[\d\]/ },
     { stop: /count-per-key.*channel \d resumed.*unblockAllChannels/, highlight: true },
     { stop: /completed 2 in/, checkpoint: 2, highlight: false },
   ],
@@ -84,6 +85,7 @@ async function checkStep(page, id, n) {
   // The stop time is the status bar's time.
   const at = stop.match(/at (\d+\.\d{3} s)/);
   if (at) assert.match(await text(page, '#sim-time'), new RegExp(at[1].replace('.', '\\.')));
+  if (want.inspector) assert.match(await text(page, '#inspector-panel'), want.inspector, `${id} step ${n}`);
   if (want.checkpoint) {
     const row = page.locator(`#checkpoint-history tr.selected[data-id="${want.checkpoint}"]`);
     await row.waitFor({ timeout: 5000 });

@@ -158,7 +158,7 @@ fn step_view(p: &StepProps) -> Html {
     }
 }
 
-/// Marks the step's panel and scrolls it into view, bottom-aligned so the band stays readable.
+/// Marks the step's panel and scrolls its top to just below the (sticky) band.
 fn focus(id: &str) {
     let doc = gloo_utils::document();
     let marked = doc.get_elements_by_class_name("tutorial-focus");
@@ -168,7 +168,13 @@ fn focus(id: &str) {
     }
     if let Some(el) = doc.get_element_by_id(id) {
         set_focus_class(&el, true);
-        el.scroll_into_view_with_bool(false);
+        let window = gloo_utils::window();
+        let band = doc
+            .get_element_by_id("tutorial")
+            .map_or(0.0, |b| b.get_bounding_client_rect().height());
+        let y =
+            window.scroll_y().unwrap_or(0.0) + el.get_bounding_client_rect().top() - band - 16.0;
+        window.scroll_to_with_x_and_y(0.0, y.max(0.0));
     }
 }
 

@@ -55,7 +55,7 @@ pub fn reach(t: &Tutorial, step: usize) -> Result<Reached, String> {
         let result = run_until(&mut sim, &s.until, &mut cursor, |sim| {
             travel.record(sim);
             n += 1;
-            if n % OBSERVE_EVERY == 0 {
+            if n.is_multiple_of(OBSERVE_EVERY) {
                 observe_barriers(sim, &mut queue_log);
             }
         });
