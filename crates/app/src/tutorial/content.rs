@@ -34,7 +34,9 @@ const WHO_TRIGGERS: Tutorial = Tutorial {
             text: "On the *Checkpoint Timer* thread, `ScheduledTrigger.run` called `CheckpointCoordinator.triggerCheckpoint`. The request passed `CheckpointRequestDecider` (interval, min-pause, max-concurrent-checkpoints) and `startTriggeringCheckpoint` began: the newest line of the *event log* is `trigger checkpoint 1`. Its first step computed the `CheckpointPlan`: `tasksToTrigger`, `tasksToWaitFor` and `tasksToCommitTo`. In the *Checkpoints* panel checkpoint 1 is IN_PROGRESS with 0 of 4 subtasks acknowledged: the coordinator waits for all four, but it triggers only two of them.",
             setup: DEMO,
             until: on(Ev::Triggered, Some(1), None),
-            view: ViewHint::panel("event-log").highlight(Highlight::None),
+            view: ViewHint::panel("checkpoints")
+                .checkpoint(1)
+                .highlight(Highlight::None),
         },
         Step {
             title: "One RPC per source subtask",
@@ -104,10 +106,10 @@ const BARRIERS: Tutorial = Tutorial {
         },
         Step {
             title: "The ack carries handles",
-            text: "`AsyncCheckpointRunnable.reportCompletedSnapshotStates` → `TaskStateManagerImpl.reportTaskStateSnapshots` → `acknowledgeCheckpoint`: the RPC carries state handles (which file, which offset), not the state, so it is small. The *Checkpoints* panel counts this first acknowledgement of checkpoint 1.",
+            text: "`AsyncCheckpointRunnable.reportCompletedSnapshotStates` → `TaskStateManagerImpl.reportTaskStateSnapshots` → `acknowledgeCheckpoint`: the RPC carries state handles (which file, which offset), not the state, so it is small. The *Checkpoints* History shows checkpoint 1 IN_PROGRESS with this first acknowledgement: 1/4.",
             setup: DEMO,
             until: on(Ev::Acknowledged, Some(1), Some("datagen")),
-            view: ViewHint::panel("checkpoints"),
+            view: ViewHint::panel("checkpoints").checkpoint(1),
         },
     ],
 };

@@ -124,7 +124,7 @@ pub const COMPLETION: Tutorial = Tutorial {
                 operator: None,
                 nth: 3,
             },
-            view: ViewHint::panel("checkpoints"),
+            view: ViewHint::panel("checkpoints").checkpoint(1),
         },
         Step {
             title: "Complete: the metadata is written",
