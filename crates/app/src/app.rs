@@ -8,6 +8,7 @@ use yew::prelude::*;
 use crate::clock;
 use crate::components::event_log::MAX_LINES;
 use crate::components::storage_browser::StorageBrowser;
+use crate::components::tutorial_panel::TutorialPanel;
 use crate::components::{
     checkpoints::CheckpointsPanel, compare_panel::ComparePanel, config_panel::ConfigPanel,
     controls::Controls, editor::TopologyEditor, event_log::EventLog, export::ExportBar,
@@ -238,7 +239,8 @@ pub fn app() -> Html {
             </div>
         };
     }
-    let initial_checkpoint = state.link.as_ref().and_then(|o| o.checkpoint);
+    let initial_checkpoint = crate::tutorial::checkpoint_hint(&state)
+        .or_else(|| state.link.as_ref().and_then(|o| o.checkpoint));
     html! {
         <div id="barrierlab" class="app">
             <Header />
@@ -253,13 +255,16 @@ pub fn app() -> Html {
             />
             <ShareBar state={state.clone()} />
             { notice.unwrap_or_default() }
+            if let Some(view) = state.tutorial.clone() {
+                <TutorialPanel view={view} dispatch={dispatch.clone()} />
+            }
             <main class="workspace">
                 <Panel id="job-graph" title="Job graph" area="graph">
                     { fault_menu.unwrap_or_default() }
                     <JobGraph model={graph} vertical={narrow} onselect={onselect} selected={selected} />
                 </Panel>
                 <Panel id="checkpoints" title="Checkpoints" area="checkpoints">
-                    <CheckpointsPanel rows={state.rows.clone()} report={state.report.clone()} initial={initial_checkpoint} />
+                    <CheckpointsPanel key={crate::tutorial::panel_key(&state)} rows={state.rows.clone()} report={state.report.clone()} initial={initial_checkpoint} />
                 </Panel>
                 <Panel id="faults-panel" title="Faults" area="faults">
                     <FaultsPanel sim={state.sim.clone()} faults={state.scenario.faults.clone()} progress={progress}

@@ -16,6 +16,7 @@ pub mod state;
 pub mod storage;
 mod theme;
 pub mod travel;
+pub mod tutorial;
 
 pub use app::App;
 

@@ -21,6 +21,9 @@ pub fn location_hash() -> String {
 /// The page's first state: the link in the URL if there is one, else the seed demo; a link that
 /// does not load falls back to the seed demo with the decoder's message.
 pub fn initial_state() -> State {
+    if let Some(state) = crate::tutorial::link::initial(&location_hash()) {
+        return state;
+    }
     match state_from_hash(&location_hash()) {
         Ok(Some(state)) => state,
         Ok(None) => State::initial(),

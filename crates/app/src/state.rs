@@ -142,6 +142,8 @@ pub enum Action {
     CancelJob,
     /// Submit the job of a checkpoint read from storage, restored from it (see `storage/`).
     RestoreStored(Rc<barrierlab_engine::storage::StoredCheckpoint>),
+    /// Open, move through or close a tutorial (`tutorial/`).
+    Tutorial(crate::tutorial::TutorialAction),
 }
 
 /// The simulation, shared and mutable in place.
@@ -196,6 +198,8 @@ pub struct State {
     pub embed: bool,
     /// The options of the link the page opened, if it opened one.
     pub link: Option<Rc<barrierlab_engine::share::LinkOptions>>,
+    /// The tutorial band: the picker or a step reached (`tutorial/`).
+    pub tutorial: Option<Rc<crate::tutorial::TutorialView>>,
 }
 
 impl PartialEq for State {
@@ -215,6 +219,7 @@ impl PartialEq for State {
             && self.fault_error == other.fault_error
             && self.notice == other.notice
             && self.embed == other.embed
+            && self.tutorial == other.tutorial
     }
 }
 
@@ -290,6 +295,7 @@ impl State {
             notice: None,
             embed: false,
             link: None,
+            tutorial: None,
         };
         state.refresh_derived(true);
         state
@@ -676,6 +682,9 @@ impl Reducible for State {
                 Rc::new(next)
             }
             Action::OpenHash(hash) => {
+                if let Some(next) = crate::tutorial::link::on_hash(&self, &hash) {
+                    return next;
+                }
                 let mut next = match crate::share::state_from_hash(&hash) {
                     Ok(Some(next)) => next,
                     Ok(None) => return self,
@@ -690,6 +699,7 @@ impl Reducible for State {
                 next.version = self.version + 1;
                 Rc::new(next)
             }
+            Action::Tutorial(action) => crate::tutorial::reduce(self, action),
             Action::DismissNotice => {
                 let mut next = (*self).clone();
                 next.notice = None;

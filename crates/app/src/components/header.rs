@@ -49,6 +49,7 @@ pub fn header() -> Html {
             </h1>
             <span class="tagline">{ "Apache Flink 2.3 checkpointing, simulated in your browser" }</span>
             <span class="spacer" />
+            <a id="tutorials-open" class="button-link" href="#tutorials">{ "Tutorials" }</a>
             <button id="theme-toggle" class="icon" title={title} aria-label={title} onclick={toggle}>
                 { label }
             </button>

@@ -20,5 +20,6 @@ pub mod storage_browser;
 pub mod storage_tree;
 pub mod time_travel;
 pub mod timeline;
+pub mod tutorial_panel;
 pub mod verdict;
 pub mod why_panel;

@@ -22,7 +22,7 @@ enum Shown {
 }
 
 /// Writes `text` to the clipboard; `done(false)` when there is no clipboard or it refused.
-fn copy_to_clipboard(text: &str, done: impl Fn(bool) + 'static) {
+pub(crate) fn copy_to_clipboard(text: &str, done: impl Fn(bool) + 'static) {
     let write = web_sys::window()
         .map(|w| JsValue::from(w.navigator()))
         .and_then(|n| js_sys::Reflect::get(&n, &"clipboard".into()).ok())

@@ -1,0 +1,191 @@
+//! The tutorial band above the workspace: the picker, or the current step's narration with
+//! Back / Next, what the step stopped on, and a link to the step.
+
+use std::rc::Rc;
+
+use yew::prelude::*;
+
+use crate::components::share_bar::copy_to_clipboard;
+use crate::format::sim_time;
+use crate::state::{Action, State};
+use crate::tutorial::{link, spans, Session, Span, TutorialAction, TutorialView, TUTORIALS};
+
+#[derive(Properties, PartialEq)]
+pub struct TutorialPanelProps {
+    pub view: Rc<TutorialView>,
+    pub dispatch: UseReducerDispatcher<State>,
+}
+
+fn go(d: &UseReducerDispatcher<State>, action: TutorialAction) -> Callback<MouseEvent> {
+    let d = d.clone();
+    Callback::from(move |_| d.dispatch(Action::Tutorial(action.clone())))
+}
+
+#[function_component(TutorialPanel)]
+pub fn tutorial_panel(p: &TutorialPanelProps) -> Html {
+    match &*p.view {
+        TutorialView::Picker { message } => picker(message.as_deref(), &p.dispatch),
+        TutorialView::Step(s) => {
+            html! { <StepView session={s.clone()} dispatch={p.dispatch.clone()} /> }
+        }
+    }
+}
+
+fn picker(message: Option<&str>, d: &UseReducerDispatcher<State>) -> Html {
+    html! {
+        <section id="tutorial" class="tutorial-band" aria-label="Tutorials">
+            <div class="tutorial-head">
+                <strong class="tutorial-title">{ "Tutorials" }</strong>
+                <span class="muted">{ "Seed 000's five questions and its experiment, step by step." }</span>
+                <span class="spacer" />
+                <button id="tutorial-close" onclick={go(d, TutorialAction::Close)}>{ "Close" }</button>
+            </div>
+            if let Some(m) = message {
+                <p id="tutorial-error" class="tutorial-error" role="alert">{ m }</p>
+            }
+            <ol id="tutorial-picker" class="tutorial-picker">
+                { for TUTORIALS.iter().map(|t| html! {
+                    <li>
+                        <button class="tutorial-pick" data-id={t.id}
+                                onclick={go(d, TutorialAction::Go(t.id.to_string(), 0))}>{ t.title }</button>
+                        <span class="muted">{ format!(" {} ({} steps)", t.summary, t.steps.len()) }</span>
+                    </li>
+                }) }
+            </ol>
+        </section>
+    }
+}
+
+fn narration(text: &str) -> Html {
+    html! { for spans(text).into_iter().map(|s| match s {
+        Span::Text(t) => html! { { t } },
+        Span::Em(t) => html! { <em>{ t }</em> },
+        Span::Code(t) => html! { <code>{ t }</code> },
+    }) }
+}
+
+#[derive(Properties, PartialEq)]
+struct StepProps {
+    session: Session,
+    dispatch: UseReducerDispatcher<State>,
+}
+
+#[function_component(StepView)]
+fn step_view(p: &StepProps) -> Html {
+    let s = &p.session;
+    let t = s.tutorial;
+    let step = &t.steps[s.step];
+    let n = t.steps.len();
+    let href = format!(
+        "{}{}",
+        crate::share::base_url(),
+        link::fragment(t.id, s.step)
+    );
+    let copied = use_state(|| None::<bool>);
+    // A new step: its URL goes into the address bar (no hashchange) and its panel into view.
+    {
+        let href = href.clone();
+        let panel = step.view.panel;
+        let copied = copied.clone();
+        use_effect_with((t.id, s.step, s.fingerprint.clone()), move |_| {
+            copied.set(None);
+            if let Some(history) = web_sys::window().and_then(|w| w.history().ok()) {
+                let _ =
+                    history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&href));
+            }
+            if let Some(panel) = panel {
+                // After the layout of the new step.
+                gloo_timers::callback::Timeout::new(30, move || focus(panel)).forget();
+            }
+        });
+    }
+    let copy = {
+        let href = href.clone();
+        let copied = copied.clone();
+        Callback::from(move |_| {
+            let copied = copied.clone();
+            copy_to_clipboard(&href, move |ok| copied.set(Some(ok)));
+        })
+    };
+    let stop = match (&s.error, &s.hit) {
+        (Some(e), _) => {
+            html! { <p id="tutorial-error" class="tutorial-error" role="alert">{ e }</p> }
+        }
+        (None, Some(h)) => html! {
+            <p id="tutorial-stop" class="tutorial-stop">
+                { format!("Paused {} — at {}, {}: ", step.until.label(), sim_time(h.time), h.place) }
+                <strong>{ &h.describe }</strong>
+                <span class="muted">{ format!(" ({})", h.flink) }</span>
+            </p>
+        },
+        (None, None) => html! {
+            <p id="tutorial-stop" class="tutorial-stop">{ format!("Paused {}.", step.until.label()) }</p>
+        },
+    };
+    let back = (s.step > 0).then(|| TutorialAction::Go(t.id.to_string(), s.step - 1));
+    let next = (s.step + 1 < n).then(|| TutorialAction::Go(t.id.to_string(), s.step + 1));
+    html! {
+        <section id="tutorial" class="tutorial-band" aria-label="Tutorial"
+                 data-tutorial={t.id} data-step={(s.step + 1).to_string()}>
+            <div class="tutorial-head">
+                <strong id="tutorial-title" class="tutorial-title">{ t.title }</strong>
+                <span id="tutorial-step-count" class="muted">{ format!("Step {} of {}", s.step + 1, n) }</span>
+                <span class="spacer" />
+                <button id="tutorial-all" onclick={go(&p.dispatch, TutorialAction::Picker)}>{ "All tutorials" }</button>
+                <button id="tutorial-close" onclick={go(&p.dispatch, TutorialAction::Close)}>{ "Exit" }</button>
+            </div>
+            <h3 id="tutorial-step-title" class="tutorial-step-title">{ step.title }</h3>
+            <p id="tutorial-text" class="tutorial-text">{ narration(step.text) }</p>
+            { stop }
+            <div class="tutorial-nav">
+                <button id="tutorial-back" disabled={back.is_none()}
+                        onclick={back.map_or_else(Callback::noop, |a| go(&p.dispatch, a))}>{ "← Back" }</button>
+                <button id="tutorial-next" class="primary" disabled={next.is_none()}
+                        onclick={next.map_or_else(Callback::noop, |a| go(&p.dispatch, a))}>{ "Next →" }</button>
+                <button id="tutorial-again" title="Re-run from the start to this step's stop"
+                        onclick={go(&p.dispatch, TutorialAction::Go(t.id.to_string(), s.step))}>{ "Run to this step again" }</button>
+                <span class="muted">{ "fingerprint " }<code id="tutorial-fingerprint">{ &s.fingerprint }</code></span>
+                <span class="spacer" />
+                <input id="tutorial-link" readonly=true value={href} aria-label="Link to this step" />
+                <button id="tutorial-copy" onclick={copy}>{ "Copy link" }</button>
+                { match *copied {
+                    Some(true) => html! { <span class="muted">{ "Copied" }</span> },
+                    Some(false) => html! { <span class="muted">{ "Select the link to copy it" }</span> },
+                    None => html! {},
+                } }
+            </div>
+        </section>
+    }
+}
+
+/// Marks the step's panel and scrolls its top to just below the (sticky) band.
+fn focus(id: &str) {
+    let doc = gloo_utils::document();
+    let marked = doc.get_elements_by_class_name("tutorial-focus");
+    // The collection is live: removing the class removes the element from it.
+    while let Some(el) = marked.item(0) {
+        set_focus_class(&el, false);
+    }
+    if let Some(el) = doc.get_element_by_id(id) {
+        set_focus_class(&el, true);
+        let window = gloo_utils::window();
+        let band = doc
+            .get_element_by_id("tutorial")
+            .map_or(0.0, |b| b.get_bounding_client_rect().height());
+        let y =
+            window.scroll_y().unwrap_or(0.0) + el.get_bounding_client_rect().top() - band - 16.0;
+        window.scroll_to_with_x_and_y(0.0, y.max(0.0));
+    }
+}
+
+fn set_focus_class(el: &web_sys::Element, on: bool) {
+    let class = el.get_attribute("class").unwrap_or_default();
+    let mut classes: Vec<&str> = class
+        .split_whitespace()
+        .filter(|c| *c != "tutorial-focus")
+        .collect();
+    if on {
+        classes.push("tutorial-focus");
+    }
+    let _ = el.set_attribute("class", &classes.join(" "));
+}

@@ -1,0 +1,148 @@
+//! The tutorial a page shows (picker or step) and the actions that move through it. Every step
+//! is reached by `reach` from scratch, so Back is exact: it is the same computation as the
+//! first visit, not an undo.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use barrierlab_engine::types::Micros;
+
+use super::{find, reach, Highlight, Hit, Tutorial, TUTORIALS};
+use crate::state::State;
+
+/// What the tutorial band shows.
+#[derive(Debug, Clone, PartialEq)]
+pub enum View {
+    /// The list of tutorials, with why a link did not open one.
+    Picker {
+        message: Option<String>,
+    },
+    Step(Session),
+}
+
+/// A tutorial stopped at one of its steps.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Session {
+    pub tutorial: &'static Tutorial,
+    /// 0-based.
+    pub step: usize,
+    /// The event the step stopped on.
+    pub hit: Option<Hit>,
+    /// Why the condition never held.
+    pub error: Option<String>,
+    pub stop_time: Micros,
+    pub fingerprint: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum TutorialAction {
+    Picker,
+    Close,
+    /// Open tutorial `id` at step `n` (0-based).
+    Go(String, usize),
+}
+
+/// Why `id`/`step` does not name a step.
+pub fn check(id: &str, step: usize) -> Result<&'static Tutorial, String> {
+    let t = find(id).ok_or_else(|| {
+        let ids: Vec<&str> = TUTORIALS.iter().map(|t| t.id).collect();
+        format!(
+            "There is no tutorial “{id}”. The tutorials are: {}.",
+            ids.join(", ")
+        )
+    })?;
+    if step >= t.steps.len() {
+        return Err(format!(
+            "“{}” has {} steps; there is no step {}.",
+            t.title,
+            t.steps.len(),
+            step + 1
+        ));
+    }
+    Ok(t)
+}
+
+/// A fresh, paused state at step `step` of tutorial `id`, or why not.
+pub fn open(id: &str, step: usize, speed: crate::state::Speed) -> Result<State, String> {
+    let t = check(id, step)?;
+    let r = reach(t, step)?;
+    let s = &t.steps[step];
+    let custom = !s.setup.set.is_empty() || !s.setup.faults.is_empty();
+    let session = Session {
+        tutorial: t,
+        step,
+        hit: r.hit.clone(),
+        error: r.error.clone(),
+        stop_time: r.sim.now,
+        fingerprint: r.sim.fingerprint(),
+    };
+    let inspected = match s.view.highlight {
+        Highlight::Stop => r.hit.as_ref().and_then(|h| h.task),
+        Highlight::Task(op, subtask) => task_index(&r.sim, op, subtask),
+        Highlight::None => None,
+    };
+    let mut state = State::with_sim(r.sim, None, s.setup.preset, false, speed);
+    state.travel = Rc::new(RefCell::new(r.travel));
+    state.queue_log = Rc::new(RefCell::new(r.queue_log));
+    state.custom = custom;
+    state.inspected = inspected;
+    state.tutorial = Some(Rc::new(View::Step(session)));
+    Ok(state)
+}
+
+/// The index in `sim.tasks` of subtask `subtask` (1-based) of the vertex chaining `op`.
+fn task_index(sim: &barrierlab_engine::sim::Simulation, op: &str, subtask: u32) -> Option<u32> {
+    let o = sim.scenario.operators.iter().position(|s| s.name == op)?;
+    let v = sim.graph.vertex_of_operator(o)?.id;
+    sim.tasks
+        .iter()
+        .position(|t| t.id.vertex == v && t.id.subtask + 1 == subtask)
+        .map(|i| i as u32)
+}
+
+/// The same state showing the picker (the running job is kept).
+pub fn with_picker(state: &State, message: Option<String>) -> Rc<State> {
+    let mut next = state.clone();
+    next.tutorial = Some(Rc::new(View::Picker { message }));
+    next.version += 1;
+    Rc::new(next)
+}
+
+pub fn reduce(state: Rc<State>, action: TutorialAction) -> Rc<State> {
+    match action {
+        TutorialAction::Picker => with_picker(&state, None),
+        TutorialAction::Close => {
+            let mut next = (*state).clone();
+            next.tutorial = None;
+            next.version += 1;
+            Rc::new(next)
+        }
+        TutorialAction::Go(id, step) => match open(&id, step, state.speed) {
+            Ok(mut next) => {
+                next.version = state.version + 1;
+                Rc::new(next)
+            }
+            Err(message) => with_picker(&state, Some(message)),
+        },
+    }
+}
+
+/// The step the page shows, if it shows one.
+pub fn current(state: &State) -> Option<&Session> {
+    match state.tutorial.as_deref() {
+        Some(View::Step(s)) => Some(s),
+        _ => None,
+    }
+}
+
+/// The checkpoint the current step selects in the History tab.
+pub fn checkpoint_hint(state: &State) -> Option<u64> {
+    current(state).and_then(|s| s.tutorial.steps[s.step].view.checkpoint)
+}
+
+/// A key that changes with every step reached, to re-mount panels that take a hint on mount.
+pub fn panel_key(state: &State) -> String {
+    current(state).map_or_else(String::new, |s| {
+        format!("{}-{}-{}", s.tutorial.id, s.step, s.fingerprint)
+    })
+}
