@@ -249,6 +249,7 @@ pub fn app() -> Html {
                 running={sim.status.is_live() && !busy}
                 error={state.error.clone()}
                 dispatch={dispatch.clone()}
+                phase={state.phase_stop.as_ref().map(|s| (format!("{} ({})", s.text, crate::format::sim_time(s.time)), s.seq))}
             />
             <ShareBar state={state.clone()} />
             { notice.unwrap_or_default() }
@@ -294,7 +295,8 @@ pub fn app() -> Html {
                     <ComparePanel compare={state.compare.clone()} version={state.version} dispatch={dispatch.clone()} />
                 </Panel>
                 <Panel id="event-log" title="Event log" area="log">
-                    <EventLog sim={state.sim.clone()} version={log_version} lines={log_lines} />
+                    <EventLog sim={state.sim.clone()} version={log_version} lines={log_lines}
+                              onseek={{ let d = dispatch.clone(); Callback::from(move |t| d.dispatch(Action::Seek(t))) }} marked={state.phase_stop.as_ref().and_then(|s| s.seq)} />
                 </Panel>
             </main>
             { status_bar }

@@ -109,6 +109,8 @@ pub enum Action {
     SetSpeed(Speed),
     /// Process exactly the next event (pauses first).
     Step,
+    /// Run to the next checkpoint phase traced (pauses first); see `phase.rs`.
+    StepPhase,
     Request(UserRequest),
     Reset,
     LoadPreset(String),
@@ -192,6 +194,8 @@ pub struct State {
     pub embed: bool,
     /// The options of the link the page opened, if it opened one.
     pub link: Option<Rc<barrierlab_engine::share::LinkOptions>>,
+    /// Where the last "step to the next checkpoint phase" stopped.
+    pub phase_stop: Option<Rc<crate::phase::PhaseStop>>,
 }
 
 impl PartialEq for State {
@@ -286,6 +290,7 @@ impl State {
             notice: None,
             embed: false,
             link: None,
+            phase_stop: None,
         };
         state.refresh_derived(true);
         state
@@ -543,9 +548,11 @@ impl Reducible for State {
                     });
                     return Rc::new(next);
                 }
-                Action::Step | Action::Seek(_) | Action::Request(_) | Action::StartCompare => {
-                    return self
-                }
+                Action::Step
+                | Action::StepPhase
+                | Action::Seek(_)
+                | Action::Request(_)
+                | Action::StartCompare => return self,
                 _ => {}
             }
         }
@@ -555,6 +562,7 @@ impl Reducible for State {
                 let mut next = (*self).clone();
                 next.playing = !self.playing && self.status().is_live();
                 next.last_tick_ms = None;
+                next.phase_stop = None;
                 if next.playing {
                     Rc::new(next)
                 } else {
@@ -572,6 +580,24 @@ impl Reducible for State {
                 next.playing = false;
                 next.last_tick_ms = None;
                 next.sim.borrow_mut().step();
+                next.phase_stop = None;
+                next.jumped()
+            }
+            Action::StepPhase => {
+                let mut next = (*self).clone();
+                next.playing = false;
+                next.last_tick_ms = None;
+                {
+                    let mut sim = next.sim.borrow_mut();
+                    let stop = crate::phase::step_to_phase(
+                        &mut sim,
+                        self.phase_stop.as_ref().and_then(|s| s.seq),
+                        crate::phase::PHASE_STEP_BUDGET_MS,
+                    );
+                    next.phase_stop = Some(Rc::new(stop));
+                    next.travel.borrow_mut().record(&sim);
+                    observe_barriers(&sim, &mut next.queue_log.borrow_mut());
+                }
                 next.jumped()
             }
             Action::Request(request) => self.act(UserAction::Request(request)),
