@@ -155,7 +155,48 @@ test('timeline: seed-backpressure marks an outlier subtask, with the rule on hov
   assert.match(await page.locator('#timeline .tl-row.outlier > title').first().textContent(), /outlier/);
   assert.match(await page.getAttribute('#timeline .tl-outlier-legend', 'title'), /more than 2× later than the median subtask of the same operator/);
   // Numbers on hover: every phase has its duration in ms.
-  assert.match(await page.locator('#timeline rect.phase.alignment > title').first().textContent(), /alignment \d+\.\d{3} ms/);
+  assert.match(await page.locator('#timeline rect.phase > title').first().textContent(), /(start delay|alignment|sync|async) \d+\.\d{3} ms/);
   await panelShot(page, '#timeline', 'timeline-outliers');
+  assert.deepEqual(errors, []);
+});
+
+test('edge faults: a click on an edge opens its menu; a lost connection fails the job over, exactly-once holds', async () => {
+  const { page, errors } = await open();
+  await page.selectOption('#preset', 'seed-2pc');
+  await pause(page);
+  const edge = '#job-graph .edge[data-from="0"][data-to="1"]';
+  await page.click(`${edge} .channel-block`);
+  await page.waitForSelector('#edge-fault-menu');
+  assert.match(await page.textContent('#edge-fault-title'), /datagen → count-per-key \(HASH\)/);
+  // One TaskManager: every channel is local, nothing to fault; offer a second TaskManager.
+  assert.match(await page.textContent('#edge-fault-local'), /are local/);
+  await panelShot(page, '#job-graph', 'edge-fault-local');
+  await page.click('#edge-fault-spread');
+  await completed(page, 2);
+  // The menu stays open across the restart, now with the network faults.
+  await page.waitForSelector('#edge-fault-loss');
+  assert.match(await page.textContent('#edge-fault-menu'), /2 of 4 channels cross the network/);
+  await panelShot(page, '#job-graph', 'edge-fault-menu');
+  // A network delay first: it joins the fault list.
+  await page.fill('#edge-fault-by', '400ms');
+  await page.click('#edge-fault-delay');
+  await page.waitForFunction(() => !document.querySelector('#rerun-progress'), null, { timeout: 30000 });
+  assert.match(await page.textContent('#fault-list .fault-row[data-kind="network-delay"]'), /datagen -> count-per-key.*400ms late/);
+  await page.click(`${edge} .channel-block`);
+  await page.click(`${edge} .channel-block`);
+  await page.click('#edge-fault-loss');
+  await page.waitForFunction(() => !document.querySelector('#rerun-progress'), null, { timeout: 30000 });
+  assert.equal(await page.locator('#fault-list .fault-row[data-kind="connection-loss"]').count(), 1);
+  assert.match((await page.textContent('#job-status')).trim(), /^RESTARTING/);
+  assert.match(await page.textContent('#event-log'), /RemoteTransportException/);
+  await page.selectOption('#speed', 'max');
+  await play(page);
+  await page.waitForFunction(() => /^RUNNING/.test(document.querySelector('#job-status').textContent), null, { timeout: 20000 });
+  const done = Number(await page.textContent('#count-completed'));
+  await completed(page, done + 2);
+  await page.click('#verdict-check');
+  await page.waitForFunction(() => document.querySelector('#verdict')?.dataset.exact === 'true', null, { timeout: 20000 });
+  assert.match(await page.textContent('#verdict-badge'), /EXACTLY ONCE/);
+  await screenshot(page, 'edge-fault-after');
   assert.deepEqual(errors, []);
 });

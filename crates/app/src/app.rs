@@ -74,6 +74,8 @@ pub fn app() -> Html {
         });
     }
     use_shortcuts(state.dispatcher());
+    // The job-graph edge whose fault menu is open.
+    let edge_menu = use_state(|| None::<(u32, u32)>);
     let narrow = use_media_query(NARROW_QUERY);
 
     // Debug aid for the end-to-end tests: `?debug=panic` panics on purpose after the first render.
@@ -119,7 +121,9 @@ pub fn app() -> Html {
     let onselect = {
         let d = dispatch.clone();
         let sim_cell = state.sim.clone();
+        let edge_menu = edge_menu.clone();
         Callback::from(move |(v, s): (u32, u32)| {
+            edge_menu.set(None);
             let index = sim_cell
                 .borrow()
                 .tasks
@@ -130,6 +134,23 @@ pub fn app() -> Html {
         })
     };
     let busy = state.catch_up.is_some();
+    let onedge = {
+        let (d, edge_menu) = (dispatch.clone(), edge_menu.clone());
+        Callback::from(move |e: (u32, u32)| {
+            d.dispatch(Action::Inspect(None));
+            edge_menu.set((*edge_menu != Some(e)).then_some(e));
+        })
+    };
+    let edge_fault_menu = edge_menu.and_then(|e| {
+        let close = edge_menu.clone();
+        crate::components::edge_fault_menu::edge_menu(
+            &state,
+            &graph,
+            e,
+            dispatch.clone(),
+            Callback::from(move |_| close.set(None)),
+        )
+    });
     let fault_menu = state
         .inspected
         .and_then(|i| sim.tasks.get(i as usize))
@@ -256,7 +277,9 @@ pub fn app() -> Html {
             <main class="workspace">
                 <Panel id="job-graph" title="Job graph" area="graph">
                     { fault_menu.unwrap_or_default() }
-                    <JobGraph model={graph} vertical={narrow} onselect={onselect} selected={selected} />
+                    { edge_fault_menu.unwrap_or_default() }
+                    <JobGraph model={graph} vertical={narrow} onselect={onselect} selected={selected}
+                              onedge={onedge} selected_edge={*edge_menu} />
                 </Panel>
                 <Panel id="checkpoints" title="Checkpoints" area="checkpoints">
                     <CheckpointsPanel rows={state.rows.clone()} report={state.report.clone()} initial={initial_checkpoint} />
