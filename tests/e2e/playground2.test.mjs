@@ -77,7 +77,7 @@ test('event log: clicking a line moves the time cursor to that event; keyboard t
   const times = await page.locator('#event-log .log-line').evaluateAll((ls) => ls.map((l) => Number(l.dataset.time)));
   const at = Number(await page.getAttribute('#event-log .log-line.cursor', 'data-time'));
   assert.ok(times.every((x) => x <= at + 1000), 'no line far after the cursor');
-  await screenshot(page, 'event-log-seek');
+  await panelShot(page, '#event-log', 'event-log-seek');
   // Keyboard: focus an older line's time button and press Enter.
   const older = page.locator('#event-log .log-line').nth(20);
   const t2 = (await older.locator('.t').textContent()).trim();

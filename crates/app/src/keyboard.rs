@@ -16,6 +16,8 @@ pub const SHORTCUTS: &[(&str, &str)] = &[
     ("c", "trigger a checkpoint"),
     ("s", "trigger a savepoint"),
     ("r", "reset the job (same preset and seed)"),
+    ("+ −", "timeline (focused): zoom in / out; ctrl + wheel over it too"),
+    ("← → 0", "timeline (focused): pan; reset the zoom (or drag the chart)"),
     ("?", "show / hide this help"),
     ("Esc", "close this help"),
 ];

@@ -161,28 +161,6 @@ pub fn edge_fault_menu(p: &EdgeFaultMenuProps) -> Html {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_delay_starts_now_and_rejects_nonsense() {
-        let f = network_delay("a -> b", 12_345_678, "300ms", "10s").unwrap();
-        assert_eq!(
-            f,
-            Fault::NetworkDelay {
-                edge: "a -> b".into(),
-                by: "300ms".into(),
-                from: "12345ms".into(),
-                until: Some("22345ms".into()),
-            }
-        );
-        assert!(network_delay("a -> b", 0, "0ms", "1s").is_err());
-        assert!(network_delay("a -> b", 0, "soon", "1s").is_err());
-        assert!(network_delay("a -> b", 0, "1ms", "0s").is_err());
-    }
-}
-
 /// The menu for job edge `(source vertex, target vertex)` of the running job, if it exists.
 pub fn edge_menu(
     state: &State,
@@ -209,4 +187,26 @@ pub fn edge_menu(
                        taskmanagers={sim.scenario.cluster.taskmanagers} busy={state.catch_up.is_some()}
                        {dispatch} {onclose} />
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_delay_starts_now_and_rejects_nonsense() {
+        let f = network_delay("a -> b", 12_345_678, "300ms", "10s").unwrap();
+        assert_eq!(
+            f,
+            Fault::NetworkDelay {
+                edge: "a -> b".into(),
+                by: "300ms".into(),
+                from: "12345ms".into(),
+                until: Some("22345ms".into()),
+            }
+        );
+        assert!(network_delay("a -> b", 0, "0ms", "1s").is_err());
+        assert!(network_delay("a -> b", 0, "soon", "1s").is_err());
+        assert!(network_delay("a -> b", 0, "1ms", "0s").is_err());
+    }
 }
