@@ -76,6 +76,8 @@ pub fn app() -> Html {
         });
     }
     use_shortcuts(state.dispatcher());
+    // The job-graph edge whose fault menu is open.
+    let edge_menu = use_state(|| None::<(u32, u32)>);
     let narrow = use_media_query(NARROW_QUERY);
 
     // Debug aid for the end-to-end tests: `?debug=panic` panics on purpose after the first render.
@@ -121,7 +123,9 @@ pub fn app() -> Html {
     let onselect = {
         let d = dispatch.clone();
         let sim_cell = state.sim.clone();
+        let edge_menu = edge_menu.clone();
         Callback::from(move |(v, s): (u32, u32)| {
+            edge_menu.set(None);
             let index = sim_cell
                 .borrow()
                 .tasks
@@ -132,6 +136,23 @@ pub fn app() -> Html {
         })
     };
     let busy = state.catch_up.is_some();
+    let onedge = {
+        let (d, edge_menu) = (dispatch.clone(), edge_menu.clone());
+        Callback::from(move |e: (u32, u32)| {
+            d.dispatch(Action::Inspect(None));
+            edge_menu.set((*edge_menu != Some(e)).then_some(e));
+        })
+    };
+    let edge_fault_menu = edge_menu.and_then(|e| {
+        let close = edge_menu.clone();
+        crate::components::edge_fault_menu::edge_menu(
+            &state,
+            &graph,
+            e,
+            dispatch.clone(),
+            Callback::from(move |_| close.set(None)),
+        )
+    });
     let fault_menu = state
         .inspected
         .and_then(|i| sim.tasks.get(i as usize))
@@ -252,6 +273,7 @@ pub fn app() -> Html {
                 running={sim.status.is_live() && !busy}
                 error={state.error.clone()}
                 dispatch={dispatch.clone()}
+                phase={state.phase_stop.as_ref().map(|s| (format!("{} ({})", s.text, crate::format::sim_time(s.time)), s.seq))}
             />
             <ShareBar state={state.clone()} />
             { notice.unwrap_or_default() }
@@ -261,7 +283,9 @@ pub fn app() -> Html {
             <main class="workspace">
                 <Panel id="job-graph" title="Job graph" area="graph">
                     { fault_menu.unwrap_or_default() }
-                    <JobGraph model={graph} vertical={narrow} onselect={onselect} selected={selected} />
+                    { edge_fault_menu.unwrap_or_default() }
+                    <JobGraph model={graph} vertical={narrow} onselect={onselect} selected={selected}
+                              onedge={onedge} selected_edge={*edge_menu} />
                 </Panel>
                 <Panel id="checkpoints" title="Checkpoints" area="checkpoints">
                     <CheckpointsPanel key={crate::tutorial::panel_key(&state)} rows={state.rows.clone()} report={state.report.clone()} initial={initial_checkpoint} />
@@ -303,7 +327,8 @@ pub fn app() -> Html {
                     <ComparePanel compare={state.compare.clone()} version={state.version} dispatch={dispatch.clone()} />
                 </Panel>
                 <Panel id="event-log" title="Event log" area="log">
-                    <EventLog sim={state.sim.clone()} version={log_version} lines={log_lines} />
+                    <EventLog sim={state.sim.clone()} version={log_version} lines={log_lines}
+                              onseek={{ let d = dispatch.clone(); Callback::from(move |t| d.dispatch(Action::Seek(t))) }} marked={state.phase_stop.as_ref().and_then(|s| s.seq)} />
                 </Panel>
             </main>
             { status_bar }

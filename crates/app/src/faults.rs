@@ -175,6 +175,8 @@ pub fn kind(f: &Fault) -> &'static str {
         Fault::Decline { .. } => "decline",
         Fault::LoseNotification { .. } => "lose-notification",
         Fault::DelayAcks { .. } => "delay-acks",
+        Fault::NetworkDelay { .. } => "network-delay",
+        Fault::ConnectionLoss { .. } => "connection-loss",
     }
 }
 
@@ -214,12 +216,29 @@ pub fn describe(f: &Fault) -> String {
                 .as_deref()
                 .map_or(String::new(), |u| format!(" until {}", when(u)))
         ),
+        Fault::NetworkDelay {
+            edge,
+            by,
+            from,
+            until,
+        } => format!(
+            "edge {edge}: data and barriers arrive {by} late from {}{}",
+            when(from),
+            until
+                .as_deref()
+                .map_or(String::new(), |u| format!(" until {}", when(u)))
+        ),
+        Fault::ConnectionLoss { edge, at } => format!(
+            "edge {edge}: the connection drops at {}, its consumer fails over",
+            when(at)
+        ),
     }
 }
 
 /// Field order in the Faults panel: what, then when, then how much.
-const FIELD_ORDER: [&str; 8] = [
+const FIELD_ORDER: [&str; 9] = [
     "task",
+    "edge",
     "operator",
     "checkpoint",
     "by",
@@ -269,6 +288,10 @@ pub fn with_field(f: &Fault, key: &str, text: &str) -> Result<Fault, String> {
             barrierlab_engine::scenario::parse_task_ref(text)?;
             Value::from(text)
         }
+        "edge" => {
+            barrierlab_engine::scenario::parse_edge_ref(text)?;
+            Value::from(text)
+        }
         "operator" => {
             if text.is_empty() {
                 return Err("operator: the name is empty".into());
@@ -276,7 +299,12 @@ pub fn with_field(f: &Fault, key: &str, text: &str) -> Result<Fault, String> {
             Value::from(text)
         }
         _ => {
-            if text.is_empty() && matches!(key, "from" | "until") && kind(f) == "delay-acks" {
+            let optional = match kind(f) {
+                "delay-acks" => matches!(key, "from" | "until"),
+                "network-delay" => key == "until",
+                _ => false,
+            };
+            if text.is_empty() && optional {
                 inner.remove(key);
                 return serde_json::from_value(json).map_err(|e| e.to_string());
             }

@@ -1,4 +1,4 @@
-//! Keyboard shortcuts: space play/pause, `.` step, `c` checkpoint, `s` savepoint, `r` reset,
+//! Keyboard shortcuts: space play/pause, `.` step, `p` step to a checkpoint phase, `c` checkpoint, `s` savepoint, `r` reset,
 //! `?` help, Escape closes the help.
 
 use barrierlab_engine::sim::UserRequest;
@@ -12,9 +12,12 @@ use crate::state::{Action, State};
 pub const SHORTCUTS: &[(&str, &str)] = &[
     ("Space", "play / pause"),
     (".", "step: process the next event"),
+    ("p", "step to the next checkpoint phase (trigger, barrier, alignment, sync, async, ack, complete…)"),
     ("c", "trigger a checkpoint"),
     ("s", "trigger a savepoint"),
     ("r", "reset the job (same preset and seed)"),
+    ("+ −", "timeline (focused): zoom in / out; ctrl + wheel over it too"),
+    ("← → 0", "timeline (focused): pan; reset the zoom (or drag the chart)"),
     ("?", "show / hide this help"),
     ("Esc", "close this help"),
 ];
@@ -24,6 +27,7 @@ pub fn action_for(key: &str) -> Option<Action> {
     Some(match key {
         " " | "Spacebar" => Action::TogglePlay,
         "." => Action::Step,
+        "p" => Action::StepPhase,
         "c" => Action::Request(UserRequest::Checkpoint),
         "s" => Action::Request(UserRequest::Savepoint),
         "r" => Action::Reset,

@@ -11,6 +11,7 @@ mod json;
 mod keyboard;
 pub mod model;
 pub mod panic;
+pub mod phase;
 pub mod share;
 pub mod state;
 pub mod storage;

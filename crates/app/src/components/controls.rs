@@ -1,4 +1,4 @@
-//! The controls bar: preset, play/pause, speed, step, triggers, reset, seed, help.
+//! The controls bar: preset, play/pause, speed, step, step to a checkpoint phase, triggers, reset, seed, help.
 
 use barrierlab_engine::scenario::PRESETS;
 use barrierlab_engine::sim::UserRequest;
@@ -20,6 +20,9 @@ pub struct ControlsProps {
     /// Embed mode: play/pause, step and speed only.
     #[prop_or_default]
     pub compact: bool,
+    /// Where the last step to a checkpoint phase stopped (shown while paused).
+    #[prop_or_default]
+    pub phase: Option<(String, Option<u64>)>,
 }
 
 #[function_component(Controls)]
@@ -68,6 +71,8 @@ pub fn controls(p: &ControlsProps) -> Html {
                     </button>
                     <button id="step" title="Process the next event (.)" disabled={!p.running}
                             onclick={send(Action::Step)}>{ "Step" }</button>
+                    <button id="step-phase" title="Run to the next checkpoint phase: trigger, barrier, alignment, sync, async, ack, complete, notify, abort (p)"
+                            disabled={!p.running} onclick={send(Action::StepPhase)}>{ "Next phase" }</button>
                     <label class="field">
                         <span>{ "Speed" }</span>
                         <select id="speed" onchange={on_speed}>
@@ -115,6 +120,11 @@ pub fn controls(p: &ControlsProps) -> Html {
                 </div>
             </div>
             <p class="preset-description">{ description }</p>
+            if let Some((phase, seq)) = p.phase.as_ref().filter(|_| !p.playing) {
+                <p id="phase-stop" class="phase-stop" aria-live="polite" data-seq={seq.map(|s| s.to_string())}>
+                    { format!("Stopped at: {phase}") }
+                </p>
+            }
             if let Some(error) = &p.error {
                 <p class="error" role="alert">{ error }</p>
             }

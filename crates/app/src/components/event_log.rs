@@ -1,5 +1,5 @@
 //! The engine's trace, newest last: simulated time, subtask, what happened and the Flink class
-//! and method it stands for. Renders at most the last `MAX_LINES` matches of the text filter.
+//! and method it stands for. A click on a line time-travels to that event. Renders at most the last `MAX_LINES` matches of the text filter.
 
 use std::rc::Rc;
 
@@ -7,6 +7,7 @@ use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 use barrierlab_engine::trace::TraceKind;
+use barrierlab_engine::types::Micros;
 
 use crate::format;
 use crate::model::subtask_label;
@@ -24,6 +25,11 @@ pub struct EventLogProps {
     pub version: u64,
     /// Lines rendered at most (fewer while playing fast).
     pub lines: usize,
+    /// A line was clicked: time travel to its simulated time (µs).
+    pub onseek: Callback<Micros>,
+    /// The trace event to highlight (the last step to a checkpoint phase stopped there).
+    #[prop_or_default]
+    pub marked: Option<u64>,
 }
 
 impl PartialEq for EventLogProps {
@@ -31,11 +37,13 @@ impl PartialEq for EventLogProps {
         Rc::ptr_eq(&self.sim, &other.sim)
             && self.version == other.version
             && self.lines == other.lines
+            && self.marked == other.marked
     }
 }
 
 struct Line {
     seq: u64,
+    at: Micros,
     time: String,
     who: String,
     what: String,
@@ -92,6 +100,7 @@ pub fn event_log(p: &EventLogProps) -> Html {
             }
             Some(Line {
                 seq: e.seq,
+                at: e.time,
                 time: format::sim_time(e.time),
                 who,
                 what,
@@ -108,6 +117,10 @@ pub fn event_log(p: &EventLogProps) -> Html {
         .take(p.lines)
         .collect();
     let shown = lines.len();
+    // The line clicked last stays highlighted (sequence numbers survive time travel: the same
+    // run re-traces the same events).
+    let clicked = use_state(|| None::<u64>);
+    let marked = p.marked.or(*clicked);
 
     html! {
         <div class="event-log">
@@ -119,14 +132,24 @@ pub fn event_log(p: &EventLogProps) -> Html {
                 </span>
             </div>
             <ol class="log" aria-live="off">
-                { for lines.into_iter().map(|l| html! {
-                    <li key={l.seq} class={classes!("log-line", l.jobmanager.then_some("jm"), l.failover.map(|f| format!("failover {f}")))}>
-                        <span class="t">{ l.time }</span>
+                { for lines.into_iter().map(|l| {
+                    let onclick = {
+                        let (onseek, clicked, seq, at) = (p.onseek.clone(), clicked.clone(), l.seq, l.at);
+                        Callback::from(move |_: MouseEvent| {
+                            clicked.set(Some(seq));
+                            onseek.emit(at);
+                        })
+                    };
+                    html! {
+                    <li key={l.seq} data-seq={l.seq.to_string()} data-time={l.at.to_string()} onclick={onclick}
+                        class={classes!("log-line", l.jobmanager.then_some("jm"), l.failover.map(|f| format!("failover {f}")), (marked == Some(l.seq)).then_some("cursor"))}>
+                        // A button, so the keyboard reaches every line (Enter/Space click it).
+                        <button class="t" title="Move the time cursor to this event (time travel)">{ l.time }</button>
                         <span class="who" title={l.who.clone()}>{ l.who }</span>
                         <span class="what">{ l.what }</span>
                         <span class="flink">{ l.flink }</span>
                     </li>
-                }) }
+                } }) }
             </ol>
         </div>
     }

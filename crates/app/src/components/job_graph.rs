@@ -37,6 +37,13 @@ pub struct JobGraphProps {
     /// The subtask shown in the inspector.
     #[prop_or_default]
     pub selected: Option<(u32, u32)>,
+    /// An edge was clicked (or chosen with Enter): (source vertex, target vertex). `None`: edges
+    /// are not interactive.
+    #[prop_or_default]
+    pub onedge: Option<Callback<(u32, u32)>>,
+    /// The edge whose fault menu is open.
+    #[prop_or_default]
+    pub selected_edge: Option<(u32, u32)>,
 }
 
 /// The chained name, one operator a line.
@@ -252,7 +259,26 @@ fn channel_title(e: &EdgeModel, c: &ChannelModel) -> String {
     t
 }
 
-fn render_edge(e: &EdgeModel, from: &Placed, to: &Placed, vertical: bool) -> Html {
+fn render_edge(
+    e: &EdgeModel,
+    from: &Placed,
+    to: &Placed,
+    vertical: bool,
+    onedge: Option<&Callback<(u32, u32)>>,
+    selected: bool,
+) -> Html {
+    let key = (e.from, e.to);
+    let onclick = onedge.map(|cb| cb.reform(move |_: MouseEvent| key));
+    let onkeydown = onedge.map(|cb| {
+        let cb = cb.clone();
+        Callback::from(move |k: KeyboardEvent| {
+            if k.key() == "Enter" || k.key() == " " {
+                k.prevent_default();
+                cb.emit(key);
+            }
+        })
+    });
+    let interactive = onedge.is_some();
     let path = if vertical {
         let (x1, y1) = (from.x + VW / 2.0, from.y + from.h);
         let (x2, y2) = (to.x + VW / 2.0, to.y);
@@ -280,7 +306,11 @@ fn render_edge(e: &EdgeModel, from: &Placed, to: &Placed, vertical: bool) -> Htm
     let bar_x = left + 4.0 + CH_LABEL_W;
     let labels = row_h >= 8.0;
     html! {
-        <g class="edge" data-from={e.from.to_string()} data-to={e.to.to_string()}>
+        <g class={classes!("edge", interactive.then_some("clickable"), selected.then_some("selected"))}
+           data-from={e.from.to_string()} data-to={e.to.to_string()} {onclick} {onkeydown}
+           tabindex={interactive.then_some("0")} role={interactive.then_some("button")}
+           aria-label={interactive.then(|| format!("Edge {} ({}): inject a network fault", e.partitioner, e.channels.len()))}>
+            <path class="edge-hit" d={path.clone()} />
             <path class="edge-line" d={path} marker-end="url(#arrow)" />
             <text class="edge-label" x={mx.to_string()} y={(top - 6.0).to_string()} text-anchor="middle">
                 { e.partitioner.clone() }
@@ -345,7 +375,8 @@ pub fn job_graph(props: &JobGraphProps) -> Html {
                 { for model.edges.iter().filter_map(|e| {
                     let from = placed.get(e.from as usize)?;
                     let to = placed.get(e.to as usize)?;
-                    Some(render_edge(e, from, to, vertical))
+                    let selected = props.selected_edge == Some((e.from, e.to));
+                    Some(render_edge(e, from, to, vertical, props.onedge.as_ref(), selected))
                 }) }
                 { for model.vertices.iter().zip(&placed).map(|(v, p)| render_vertex(v, p, &props.onselect, props.selected)) }
             </svg>

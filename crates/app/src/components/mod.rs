@@ -3,6 +3,7 @@ pub mod checkpoints;
 pub mod compare_panel;
 pub mod config_panel;
 pub mod controls;
+pub mod edge_fault_menu;
 pub mod editor;
 pub mod event_log;
 pub mod export;

@@ -39,6 +39,38 @@ pub enum Fault {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         until: Option<String>,
     },
+    /// Data and events put on the wire of edge `edge` (`"<from> -> <to>"`, scenario operator
+    /// names) in `[from, until)` (default: to the end) arrive `by` later: a slow or congested
+    /// link between the TaskManagers. Remote channels only (local ones never touch the network).
+    NetworkDelay {
+        edge: String,
+        by: String,
+        from: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        until: Option<String>,
+    },
+    /// At `at` the TCP connection of edge `edge` drops: the consumer's `RemoteInputChannel` gets
+    /// a `RemoteTransportException`, the consumer subtask fails and the job fails over.
+    ConnectionLoss { edge: String, at: String },
+}
+
+/// An edge named as `"<from> -> <to>"` (scenario operator names; spaces around `->` optional).
+pub fn parse_edge_ref(text: &str) -> Result<(String, String), String> {
+    let (from, to) = text.split_once("->").ok_or_else(|| {
+        format!("'{text}' names no edge: write <from> -> <to>, e.g. datagen -> count-per-key")
+    })?;
+    let (from, to) = (from.trim(), to.trim());
+    if from.is_empty() || to.is_empty() {
+        return Err(format!(
+            "'{text}': an edge needs both operator names, e.g. datagen -> count-per-key"
+        ));
+    }
+    Ok((from.to_string(), to.to_string()))
+}
+
+/// The `edge` text for operators `from` and `to`.
+pub fn edge_ref(from: &str, to: &str) -> String {
+    format!("{from} -> {to}")
 }
 
 /// A subtask named as `operator#index`.
@@ -111,15 +143,38 @@ pub enum ResolvedFault {
         from: Micros,
         until: Micros,
     },
+    /// Edges are scenario operator indices; `Simulation::new` checks they cross the network.
+    NetworkDelay {
+        from_op: usize,
+        to_op: usize,
+        by: Micros,
+        from: Micros,
+        until: Micros,
+    },
+    ConnectionLoss {
+        from_op: usize,
+        to_op: usize,
+        at: Micros,
+    },
 }
 
 impl ResolvedFault {
+    /// The edge an edge fault acts on, as scenario operator indices.
+    pub fn edge(&self) -> Option<(usize, usize)> {
+        match *self {
+            ResolvedFault::NetworkDelay { from_op, to_op, .. }
+            | ResolvedFault::ConnectionLoss { from_op, to_op, .. } => Some((from_op, to_op)),
+            _ => None,
+        }
+    }
+
     /// When the fault needs an event of its own (the others act when an ack or notification
     /// passes by).
     pub fn time(&self) -> Option<Micros> {
         match self {
             ResolvedFault::Kill { at, .. } => Some(*at),
             ResolvedFault::Slow { from, .. } => Some(*from),
+            ResolvedFault::ConnectionLoss { at, .. } => Some(*at),
             _ => None,
         }
     }
@@ -149,6 +204,15 @@ impl Fault {
         };
         let time =
             |what: &str, text: &str| parse_duration(text).map_err(|e| format!("fault {what}: {e}"));
+        let edge = |text: &str| -> Result<(usize, usize), String> {
+            let (from, to) = parse_edge_ref(text)?;
+            let index = |name: &str| {
+                operator_index(name).ok_or_else(|| {
+                    format!("fault on edge '{text}' names unknown operator '{name}'")
+                })
+            };
+            Ok((index(&from)?, index(&to)?))
+        };
         Ok(match self {
             Fault::Kill { task: t, at } => {
                 let (operator, subtask) = task(t)?;
@@ -220,6 +284,44 @@ impl Fault {
                         .unwrap_or(Micros::MAX),
                 }
             }
+            Fault::NetworkDelay {
+                edge: e,
+                by,
+                from,
+                until,
+            } => {
+                let (from_op, to_op) = edge(e)?;
+                let (from, until) = (
+                    time("from", from)?,
+                    until
+                        .as_deref()
+                        .map(|u| time("until", u))
+                        .transpose()?
+                        .unwrap_or(Micros::MAX),
+                );
+                if until <= from {
+                    return Err(format!("network-delay on '{e}': until must be after from"));
+                }
+                let by = time("by", by)?;
+                if by == 0 {
+                    return Err(format!("network-delay on '{e}': by must be more than 0"));
+                }
+                ResolvedFault::NetworkDelay {
+                    from_op,
+                    to_op,
+                    by,
+                    from,
+                    until,
+                }
+            }
+            Fault::ConnectionLoss { edge: e, at } => {
+                let (from_op, to_op) = edge(e)?;
+                ResolvedFault::ConnectionLoss {
+                    from_op,
+                    to_op,
+                    at: time("at", at)?,
+                }
+            }
         })
     }
 }
@@ -245,9 +347,9 @@ mod tests {
 
     #[test]
     fn faults_round_trip_as_json() {
-        let text = r#"[{"kill":{"task":"a#0","at":"1s"}},{"slow":{"operator":"a","from":"2s","cost-per-record":"5ms"}},{"storage-failure":{"from":"1s","until":"2s"}},{"decline":{"task":"a#0","checkpoint":3}},{"lose-notification":{"task":"a#0","checkpoint":2}},{"delay-acks":{"task":"a#0","by":"1s"}}]"#;
+        let text = r#"[{"kill":{"task":"a#0","at":"1s"}},{"slow":{"operator":"a","from":"2s","cost-per-record":"5ms"}},{"storage-failure":{"from":"1s","until":"2s"}},{"decline":{"task":"a#0","checkpoint":3}},{"lose-notification":{"task":"a#0","checkpoint":2}},{"delay-acks":{"task":"a#0","by":"1s"}},{"network-delay":{"edge":"a -> b","by":"50ms","from":"1s","until":"3s"}},{"connection-loss":{"edge":"a -> b","at":"4s"}}]"#;
         let faults: Vec<Fault> = serde_json::from_str(text).unwrap();
-        assert_eq!(faults.len(), 6);
+        assert_eq!(faults.len(), 8);
         assert_eq!(serde_json::to_string(&faults).unwrap(), text);
         assert!(serde_json::from_str::<Vec<Fault>>(r#"[{"explode":{}}]"#).is_err());
     }
@@ -272,5 +374,41 @@ mod tests {
             .resolve(index, p)
             .unwrap_err()
             .contains("unknown operator 'b'"));
+    }
+
+    #[test]
+    fn edge_faults_parse_their_edge_and_times() {
+        let index = |n: &str| match n {
+            "a" => Some(0),
+            "Source: b" => Some(1),
+            _ => None,
+        };
+        let delay = |edge: &str, from: &str, until: Option<&str>| Fault::NetworkDelay {
+            edge: edge.into(),
+            by: "20ms".into(),
+            from: from.into(),
+            until: until.map(Into::into),
+        };
+        assert_eq!(
+            delay("Source: b->a", "1s", Some("2s")).resolve(index, |_| 2),
+            Ok(ResolvedFault::NetworkDelay {
+                from_op: 1,
+                to_op: 0,
+                by: 20_000,
+                from: 1_000_000,
+                until: 2_000_000
+            })
+        );
+        let err = |f: Fault| f.resolve(index, |_| 2).unwrap_err();
+        assert!(err(delay("a", "1s", None)).contains("names no edge"));
+        assert!(err(delay("a -> ", "1s", None)).contains("both operator names"));
+        assert!(err(delay("a -> c", "1s", None)).contains("unknown operator 'c'"));
+        assert!(err(delay("a -> a", "2s", Some("1s"))).contains("until must be after from"));
+        let lost = Fault::ConnectionLoss {
+            edge: "a -> Source: b".into(),
+            at: "5s".into(),
+        };
+        assert_eq!(lost.resolve(index, |_| 2).unwrap().time(), Some(5_000_000));
+        assert_eq!(lost.resolve(index, |_| 2).unwrap().edge(), Some((0, 1)));
     }
 }

@@ -30,7 +30,9 @@ pub use config_keys::{
     check_value, closest_key, edit_distance, format_thousandths, parse_thousandths, resolve_key,
     ConfigKeyInfo, ConfigValue, ValueKind, CONFIG_KEYS, RESTART_STRATEGY_TYPES,
 };
-pub use faults::{parse_fail_flag, parse_task_ref, Fault, ResolvedFault, TaskRef};
+pub use faults::{
+    edge_ref, parse_edge_ref, parse_fail_flag, parse_task_ref, Fault, ResolvedFault, TaskRef,
+};
 pub use job_graph::{
     default_max_parallelism, JobEdge, JobGraph, JobVertex, DEFAULT_LOWER_BOUND_MAX_PARALLELISM,
     UPPER_BOUND_MAX_PARALLELISM,

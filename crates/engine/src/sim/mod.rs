@@ -267,6 +267,7 @@ impl Simulation {
                 sim.queue.push(at, Event::Fault { index: i as u32 });
             }
         }
+        sim.check_edge_faults()?;
         sim.start();
         Ok(sim)
     }

@@ -51,6 +51,8 @@ impl Simulation {
                 as u64;
             c.link_free_at = start + transfer;
             let arrival = start + transfer + c.latency;
+            // Scripted `network-delay` on this channel's edge (0 without edge faults).
+            let arrival = arrival + self.injected_network_delay(channel, start + transfer);
             self.queue.push(
                 arrival,
                 Event::NetArrive {
