@@ -4,9 +4,9 @@
 
 use barrierlab_engine::scenario::{edge_ref, Fault};
 use barrierlab_engine::types::{parse_duration, Micros};
-use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
+use crate::components::fault_menu::text_input;
 use crate::faults::{at_millis, duration_text};
 use crate::state::{Action, SimCell, State};
 
@@ -52,22 +52,6 @@ pub fn network_delay(edge: &str, now: Micros, by: &str, span: &str) -> Result<Fa
         from: duration_text(from),
         until: Some(duration_text(from + span)),
     })
-}
-
-fn input(id: &'static str, label: &'static str, value: &UseStateHandle<String>) -> Html {
-    let oninput = {
-        let value = value.clone();
-        Callback::from(move |e: InputEvent| {
-            let input: HtmlInputElement = e.target_unchecked_into();
-            value.set(input.value());
-        })
-    };
-    html! {
-        <label class="knob">
-            <span>{ label }</span>
-            <input {id} type="text" autocomplete="off" value={(**value).clone()} {oninput} />
-        </label>
-    }
 }
 
 #[function_component(EdgeFaultMenu)]
@@ -139,8 +123,8 @@ pub fn edge_fault_menu(p: &EdgeFaultMenuProps) -> Html {
                 <p class="muted">{ format!("{} of {} channels cross the network.", p.remote, p.channels) }</p>
                 <div class="fault-menu-body">
                     <div class="fault-menu-grid">
-                        { input("edge-fault-by", "Delay by", &by) }
-                        { input("edge-fault-for", "for", &span) }
+                        { text_input("edge-fault-by", "Delay by", &by, (*by).clone()) }
+                        { text_input("edge-fault-for", "for", &span, (*span).clone()) }
                         <button id="edge-fault-delay" {disabled} onclick={delay}
                                 title="Data and barriers sent on this edge arrive later, from now for that long">
                             { "Delay the network" }

@@ -34,7 +34,8 @@ impl PartialEq for FaultMenuProps {
     }
 }
 
-fn text_input(
+/// A labelled text field bound to `value`, showing `shown`.
+pub(crate) fn text_input(
     id: &'static str,
     label: &'static str,
     value: &UseStateHandle<String>,

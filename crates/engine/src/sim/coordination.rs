@@ -5,8 +5,10 @@ use super::{Event, JobStatus, Simulation};
 use crate::barrier::{CheckpointBarrier, CheckpointOptions, CheckpointType};
 use crate::coordinator::{CheckpointKind, CoordinatorEffect, CoordinatorInput};
 use crate::task::Mail;
+use crate::task::TaskStateSnapshot;
 use crate::trace::TraceKind;
-use crate::types::SubtaskId;
+use crate::types::{CheckpointId, SubtaskId};
+use std::collections::BTreeMap;
 
 impl Simulation {
     pub(crate) fn coordinator_input(&mut self, input: CoordinatorInput) {
@@ -130,31 +132,7 @@ impl Simulation {
                         state.insert(i as u32, snap);
                     }
                 }
-                let offsets = state
-                    .values()
-                    .flat_map(|s| {
-                        s.operator.iter().filter_map(move |(_, o)| {
-                            let pos = o.states.first()?.elements.first()?.value.max(0) as u64;
-                            Some(((s.task.vertex << 16) | s.task.subtask, pos))
-                        })
-                    })
-                    .collect();
-                self.checkpoint_offsets.insert(id, offsets);
-                let in_flight: Vec<(u32, u64)> = state
-                    .values()
-                    .flat_map(|s| {
-                        let out = s
-                            .output_channel_records
-                            .iter()
-                            .flat_map(|(_, _, r)| r.iter());
-                        let inp = s.input_channel_records.iter().flat_map(|(_, r)| r.iter());
-                        out.chain(inp).map(|r| (r.origin, r.seq))
-                    })
-                    .collect();
-                if !in_flight.is_empty() {
-                    self.checkpoint_in_flight.insert(id, in_flight);
-                }
-                self.completed_state.insert(id, state);
+                self.keep_completed_state(id, state);
                 if checkpoint.props.kind == CheckpointKind::Checkpoint {
                     self.latest_restorable = Some(id);
                 }
@@ -238,5 +216,41 @@ impl Simulation {
         if self.status == JobStatus::Running {
             self.coordinator_input(CoordinatorInput::TriggerRequest { props });
         }
+    }
+}
+
+impl Simulation {
+    /// Keeps a completed checkpoint's task states for restores, together with what the
+    /// exactly-once verification compares against: source offsets and in-flight records.
+    pub(crate) fn keep_completed_state(
+        &mut self,
+        id: CheckpointId,
+        state: BTreeMap<u32, TaskStateSnapshot>,
+    ) {
+        let offsets = state
+            .values()
+            .flat_map(|s| {
+                s.operator.iter().filter_map(move |(_, o)| {
+                    let pos = o.states.first()?.elements.first()?.value.max(0) as u64;
+                    Some(((s.task.vertex << 16) | s.task.subtask, pos))
+                })
+            })
+            .collect();
+        self.checkpoint_offsets.insert(id, offsets);
+        let in_flight: Vec<(u32, u64)> = state
+            .values()
+            .flat_map(|s| {
+                let out = s
+                    .output_channel_records
+                    .iter()
+                    .flat_map(|(_, _, r)| r.iter());
+                let inp = s.input_channel_records.iter().flat_map(|(_, r)| r.iter());
+                out.chain(inp).map(|r| (r.origin, r.seq))
+            })
+            .collect();
+        if !in_flight.is_empty() {
+            self.checkpoint_in_flight.insert(id, in_flight);
+        }
+        self.completed_state.insert(id, state);
     }
 }

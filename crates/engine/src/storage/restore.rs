@@ -120,27 +120,6 @@ impl Simulation {
         let ids: Vec<SubtaskId> = sim.tasks.iter().map(|t| t.id).collect();
         let state = snapshots(&sim.graph, &ids, stored)?;
         let id = stored.id();
-        // What the exactly-once verification compares against, as on completion.
-        let offsets = state
-            .values()
-            .flat_map(|s| {
-                s.operator.iter().filter_map(move |(_, o)| {
-                    let pos = o.states.first()?.elements.first()?.value.max(0) as u64;
-                    Some(((s.task.vertex << 16) | s.task.subtask, pos))
-                })
-            })
-            .collect();
-        let in_flight: Vec<(u32, u64)> = state
-            .values()
-            .flat_map(|s| {
-                let out = s
-                    .output_channel_records
-                    .iter()
-                    .flat_map(|(_, _, r)| r.iter());
-                let inp = s.input_channel_records.iter().flat_map(|(_, r)| r.iter());
-                out.chain(inp).map(|r| (r.origin, r.seq))
-            })
-            .collect();
         let handles = state
             .values()
             .map(|s| OperatorStateHandle {
@@ -151,11 +130,7 @@ impl Simulation {
                 handle_key: (id << 32) | u64::from(s.task.subtask),
             })
             .collect();
-        sim.checkpoint_offsets.insert(id, offsets);
-        if !in_flight.is_empty() {
-            sim.checkpoint_in_flight.insert(id, in_flight);
-        }
-        sim.completed_state.insert(id, state);
+        sim.keep_completed_state(id, state);
         let m = &stored.metadata;
         sim.coordinator.restore_savepoint(CompletedCheckpoint {
             id,
