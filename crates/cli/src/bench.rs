@@ -18,6 +18,9 @@ pub struct BenchArgs {
     /// Repetitions of each measurement; the best is reported.
     #[arg(long, default_value_t = 3)]
     pub repeat: u32,
+    /// TaskManager counts to run the large job on (1: all channels local; more: most remote).
+    #[arg(long, value_delimiter = ',', default_values_t = [1, 8])]
+    pub taskmanagers: Vec<u32>,
 }
 
 /// 512 subtasks, 1 M records/s of 100-byte records over 10 000 keys:
@@ -72,6 +75,11 @@ fn measure(scenario: &Scenario, seconds: u64, repeat: u32) -> Result<(f64, u64, 
 }
 
 pub fn run(args: BenchArgs) -> Result<(), String> {
+    if let Some(bad) = args.taskmanagers.iter().find(|t| !(1..=128).contains(*t)) {
+        return Err(format!(
+            "--taskmanagers {bad}: the large job runs on 1 to 128 TaskManagers"
+        ));
+    }
     println!("barrierlab bench (release build recommended: cargo run --release -p barrierlab-cli -- bench)");
     let mut presets_total = 0.0;
     for name in ["seed-demo", "seed-backpressure", "seed-unaligned"] {
@@ -88,7 +96,7 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
         "three 30-second presets together: {:.2} ms wall",
         presets_total * 1e3
     );
-    for taskmanagers in [1, 8] {
+    for &taskmanagers in &args.taskmanagers {
         let large = large_job(taskmanagers);
         let (wall, hops, events) = measure(&large, args.large_seconds, args.repeat)?;
         println!(
