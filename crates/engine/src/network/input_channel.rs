@@ -30,6 +30,9 @@ pub struct InputChannel {
     /// One-way network latency of this channel.
     pub latency: Micros,
     // Remote channels only.
+    /// Items on the wire towards this channel, oldest first: each link delivers in order
+    /// (`link_free_at` only grows, latency is fixed), so each `NetArrive` takes the front one.
+    pub wire: VecDeque<NetItem>,
     /// `receivedBuffers`: arrived, not yet consumed.
     pub received: VecDeque<NetItem>,
     /// Floating buffers this channel holds on top of its exclusive ones.
@@ -62,6 +65,7 @@ impl InputChannel {
             index,
             gate,
             latency,
+            wire: VecDeque::new(),
             received: VecDeque::new(),
             floating: 0,
             held: 0,

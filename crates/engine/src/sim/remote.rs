@@ -51,21 +51,20 @@ impl Simulation {
                 as u64;
             c.link_free_at = start + transfer;
             let arrival = start + transfer + c.latency;
-            self.queue.push(
-                arrival,
-                Event::NetArrive {
-                    channel,
-                    item: Box::new(item),
-                    backlog,
-                },
-            );
+            // The link delivers in order, so the event need not carry (and allocate) the item.
+            c.wire.push_back(item);
+            self.queue
+                .push(arrival, Event::NetArrive { channel, backlog });
         }
     }
 
     /// `RemoteInputChannel.onBuffer`: queue it, announce the backlog, request floating buffers.
-    pub(crate) fn net_arrive(&mut self, channel: u32, item: NetItem, backlog: u32) {
+    pub(crate) fn net_arrive(&mut self, channel: u32, backlog: u32) {
         let now = self.now;
         let c = &mut self.net.channels[channel as usize];
+        let Some(item) = c.wire.pop_front() else {
+            return;
+        };
         let task = c.task;
         let index = c.index;
         let priority =

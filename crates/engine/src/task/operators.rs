@@ -287,6 +287,44 @@ impl Operator {
         Ok(())
     }
 
+    /// [`Operator::process`] for each record of `input` in order, matching on the operator once
+    /// per batch rather than per record; each record that fails reports its message to `warn`.
+    pub fn process_batch(
+        &mut self,
+        input: &[Record],
+        now: Micros,
+        out: &mut Vec<Record>,
+        mut warn: impl FnMut(String),
+    ) {
+        match self {
+            Operator::Datagen(_)
+            | Operator::Map
+            | Operator::Union
+            | Operator::CheckpointAwareMap { .. } => out.extend_from_slice(input),
+            Operator::KeyedCount(k) => {
+                out.reserve(input.len());
+                for rec in input {
+                    match k.add(rec.key, Namespace::Void, 1) {
+                        Ok(count) => out.push(Record {
+                            value: count,
+                            bytes: KEYED_OUTPUT_BYTES,
+                            ..*rec
+                        }),
+                        Err(message) => warn(message),
+                    }
+                }
+            }
+            Operator::DiscardSink { records } => *records += input.len() as u64,
+            _ => {
+                for rec in input {
+                    if let Err(message) = self.process(*rec, now, out) {
+                        warn(message);
+                    }
+                }
+            }
+        }
+    }
+
     /// Fires the processing-time timers due at `now` (window ends), emitting the windows' sums.
     pub fn fire_timers(&mut self, now: Micros, out: &mut Vec<Record>) -> Result<u32, String> {
         let Operator::KeyedWindowSum {

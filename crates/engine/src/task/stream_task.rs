@@ -696,24 +696,18 @@ impl StreamTask {
         a.clear();
         if from < self.operators.len() {
             cost += self.costs[from] * input.len() as Micros;
-            for rec in input {
-                if let Err(message) = self.operators[from].process(*rec, ctx.now, &mut a) {
-                    ctx.trace
-                        .record(ctx.now, Some(self.id), TraceKind::Warning { message });
-                }
-            }
+            let (now, id) = (ctx.now, self.id);
+            let trace = &mut *ctx.trace;
+            let mut warn = |message| trace.record(now, Some(id), TraceKind::Warning { message });
+            self.operators[from].process_batch(input, now, &mut a, &mut warn);
             for op in from + 1..self.operators.len() {
                 if a.is_empty() {
                     break;
                 }
                 cost += self.costs[op] * a.len() as Micros;
                 b.clear();
-                for rec in a.drain(..) {
-                    if let Err(message) = self.operators[op].process(rec, ctx.now, &mut b) {
-                        ctx.trace
-                            .record(ctx.now, Some(self.id), TraceKind::Warning { message });
-                    }
-                }
+                self.operators[op].process_batch(&a, now, &mut b, &mut warn);
+                a.clear();
                 std::mem::swap(&mut a, &mut b);
             }
             if self.has_timers {
