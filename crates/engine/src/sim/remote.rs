@@ -46,9 +46,12 @@ impl Simulation {
                 c.in_transit += 1;
             }
             let start = c.link_free_at.max(now);
-            let transfer = (u128::from(bytes) * 1_000_000
-                / u128::from(self.params.network_throughput.max(1)))
-                as u64;
+            let throughput = self.params.network_throughput.max(1);
+            // The same quotient as in u128, without the slow 128-bit division when u64 suffices.
+            let transfer = match bytes.checked_mul(1_000_000) {
+                Some(scaled) => scaled / throughput,
+                None => (u128::from(bytes) * 1_000_000 / u128::from(throughput)) as u64,
+            };
             c.link_free_at = start + transfer;
             let arrival = start + transfer + c.latency;
             // The link delivers in order, so the event need not carry (and allocate) the item.

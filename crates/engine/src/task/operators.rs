@@ -53,7 +53,12 @@ impl Datagen {
             return Micros::MAX;
         }
         let n = seq - self.base_seq;
-        self.base_time + (u128::from(n) * 1_000_000 / u128::from(self.rate_per_subtask)) as Micros
+        // The same quotient as in u128, without the slow 128-bit division when u64 suffices.
+        let offset = match n.checked_mul(1_000_000) {
+            Some(scaled) => scaled / self.rate_per_subtask,
+            None => (u128::from(n) * 1_000_000 / u128::from(self.rate_per_subtask)) as Micros,
+        };
+        self.base_time + offset
     }
 
     pub fn exhausted(&self) -> bool {

@@ -285,6 +285,8 @@ impl StreamTask {
         let now = ctx.now;
         let mut cost: Micros = 0;
         let mut total: u32 = 0;
+        // One group vector per action, not per group.
+        let mut group = Vec::with_capacity(8);
         // Bounds one action's work; the rest follows on the next wake.
         while total < 4096 {
             let Operator::Datagen(dg) = &mut self.operators[0] else {
@@ -296,7 +298,7 @@ impl StreamTask {
                 dg.base_time = now - 1_000_000;
                 dg.base_seq = dg.next_seq;
             }
-            let mut group = Vec::with_capacity(8);
+            group.clear();
             while group.len() < 8 && !dg.exhausted() && dg.due(dg.next_seq) <= now {
                 group.push(dg.record(dg.next_seq));
                 dg.next_seq += 1;
@@ -305,7 +307,7 @@ impl StreamTask {
                 break;
             }
             total += group.len() as u32;
-            cost += self.run_chain(0, group, ctx);
+            cost += self.run_chain_slice(0, &group, ctx);
             if !self.outputs_available(ctx) {
                 break;
             }
