@@ -45,6 +45,8 @@ pub struct InputChannel {
     pub backlog: u32,
     /// When the connection is free to put the next buffer on the wire.
     pub link_free_at: Micros,
+    /// Whether this channel is in its gate's `waiting` queue (so that is not searched each time).
+    pub waiting_for_floating: bool,
 }
 
 impl InputChannel {
@@ -72,6 +74,7 @@ impl InputChannel {
             in_transit: 0,
             backlog: 0,
             link_free_at: 0,
+            waiting_for_floating: false,
         }
     }
 

@@ -125,11 +125,13 @@ impl Simulation {
         if want == 0 {
             return;
         }
+        let waiting = c.waiting_for_floating;
         let gate = &mut self.net.gates[c.gate as usize];
         let granted = want.min(gate.floating_available);
         gate.floating_available -= granted;
-        if granted < want && !gate.waiting.contains(&channel) {
+        if granted < want && !waiting {
             gate.waiting.push_back(channel);
+            self.net.channels[channel as usize].waiting_for_floating = true;
         }
         if granted > 0 {
             let c = &mut self.net.channels[channel as usize];
@@ -159,6 +161,7 @@ impl Simulation {
             match waiting {
                 Some(w) => {
                     let wc = &mut self.net.channels[w as usize];
+                    wc.waiting_for_floating = false;
                     wc.floating += 1;
                     let l = wc.latency;
                     self.queue.push(
@@ -169,6 +172,7 @@ impl Simulation {
                         },
                     );
                     if wc.floating_wanted() > 0 {
+                        wc.waiting_for_floating = true;
                         self.net.gates[gate].waiting.push_back(w);
                     }
                 }
