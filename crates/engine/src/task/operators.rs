@@ -61,6 +61,23 @@ impl Datagen {
         self.base_time + offset
     }
 
+    /// The first sequence number from `next_seq` on that is not due by `now`: the records
+    /// `next_seq..` below it are exactly those with `due(seq) <= now`, found with one division.
+    pub fn first_not_due(&self, now: Micros) -> u64 {
+        if self.rate_per_subtask == 0 {
+            return if now == Micros::MAX { u64::MAX } else { self.next_seq };
+        }
+        if now < self.base_time {
+            return self.next_seq;
+        }
+        // due(base_seq + n) <= now  ⟺  n * 1e6 / rate <= now - base_time
+        //                          ⟺  n * 1e6 < (now - base_time + 1) * rate.
+        let limit = (u128::from(now - self.base_time) + 1) * u128::from(self.rate_per_subtask);
+        let count = limit.div_ceil(1_000_000);
+        let first = u128::from(self.base_seq) + count;
+        u64::try_from(first).unwrap_or(u64::MAX).max(self.next_seq)
+    }
+
     pub fn exhausted(&self) -> bool {
         self.bounded.is_some_and(|b| self.next_seq >= b)
     }

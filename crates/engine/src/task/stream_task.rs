@@ -299,7 +299,8 @@ impl StreamTask {
                 dg.base_seq = dg.next_seq;
             }
             group.clear();
-            while group.len() < 8 && !dg.exhausted() && dg.due(dg.next_seq) <= now {
+            let end = dg.first_not_due(now);
+            while group.len() < 8 && !dg.exhausted() && dg.next_seq < end {
                 group.push(dg.record(dg.next_seq));
                 dg.next_seq += 1;
             }
