@@ -65,7 +65,11 @@ impl Datagen {
     /// `next_seq..` below it are exactly those with `due(seq) <= now`, found with one division.
     pub fn first_not_due(&self, now: Micros) -> u64 {
         if self.rate_per_subtask == 0 {
-            return if now == Micros::MAX { u64::MAX } else { self.next_seq };
+            return if now == Micros::MAX {
+                u64::MAX
+            } else {
+                self.next_seq
+            };
         }
         if now < self.base_time {
             return self.next_seq;

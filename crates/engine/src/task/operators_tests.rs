@@ -25,7 +25,9 @@ fn datagen(rate: u64, base_time: Micros, base_seq: u64, next_seq: u64) -> Datage
 fn first_not_due_splits_due_from_not_yet_due_records() {
     for rate in [1, 3, 7_812, 7_813, 999_999, 1_000_000, 3_000_001] {
         for (base_time, base_seq) in [(0, 0), (1_234_567, 40), (5, 1_000_000)] {
-            for now in [0, 4, 5, 6, 999_999, 1_234_567, 1_234_568, 2_000_000, 9_876_543] {
+            for now in [
+                0, 4, 5, 6, 999_999, 1_234_567, 1_234_568, 2_000_000, 9_876_543,
+            ] {
                 let next_seq = base_seq + 1;
                 let dg = datagen(rate, base_time, base_seq, next_seq);
                 let end = dg.first_not_due(now);
