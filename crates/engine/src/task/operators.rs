@@ -313,6 +313,17 @@ impl Operator {
         Ok(())
     }
 
+    /// Whether [`Operator::process`] emits each record unchanged and has no state to update.
+    pub fn passes_through(&self) -> bool {
+        matches!(
+            self,
+            Operator::Datagen(_)
+                | Operator::Map
+                | Operator::Union
+                | Operator::CheckpointAwareMap { .. }
+        )
+    }
+
     /// [`Operator::process`] for each record of `input` in order, matching on the operator once
     /// per batch rather than per record; each record that fails reports its message to `warn`.
     pub fn process_batch(

@@ -698,20 +698,25 @@ impl StreamTask {
         let mut b = std::mem::take(&mut self.scratch_b);
         a.clear();
         if from < self.operators.len() {
-            cost += self.costs[from] * input.len() as Micros;
             let (now, id) = (ctx.now, self.id);
             let trace = &mut *ctx.trace;
             let mut warn = |message| trace.record(now, Some(id), TraceKind::Warning { message });
-            self.operators[from].process_batch(input, now, &mut a, &mut warn);
-            for op in from + 1..self.operators.len() {
-                if a.is_empty() {
+            // Whether the records so far are in `a` (else still `input`): operators that pass
+            // records through unchanged are skipped rather than copied through.
+            let mut in_a = false;
+            for op in from..self.operators.len() {
+                let current: &[Record] = if in_a { &a } else { input };
+                if current.is_empty() {
                     break;
                 }
-                cost += self.costs[op] * a.len() as Micros;
+                cost += self.costs[op] * current.len() as Micros;
+                if self.operators[op].passes_through() {
+                    continue;
+                }
                 b.clear();
-                self.operators[op].process_batch(&a, now, &mut b, &mut warn);
-                a.clear();
+                self.operators[op].process_batch(current, now, &mut b, &mut warn);
                 std::mem::swap(&mut a, &mut b);
+                in_a = true;
             }
             if self.has_timers {
                 if let Some(at) = self.next_timer() {
@@ -721,7 +726,7 @@ impl StreamTask {
                     });
                 }
             }
-            self.emit(&a, ctx);
+            self.emit(if in_a { &a } else { input }, ctx);
             if self.has_collect_sink {
                 self.flush_sink_writes(ctx);
             }
