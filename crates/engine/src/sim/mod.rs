@@ -413,6 +413,9 @@ impl Simulation {
         let at = at.max(self.now);
         match self.wake_at[task as usize] {
             Some(t) if t <= at && t >= self.now => {}
+            // Already woken for the end of its work: an earlier wake would only find the task
+            // busy and wait for that one, so it is left out.
+            Some(t) if t > at && t == self.tasks[task as usize].busy_until => {}
             _ => {
                 self.wake_at[task as usize] = Some(at);
                 self.queue.push(at, Event::TaskWake { task });
