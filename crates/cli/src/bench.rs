@@ -18,6 +18,9 @@ pub struct BenchArgs {
     /// Repetitions of each measurement; the best is reported.
     #[arg(long, default_value_t = 3)]
     pub repeat: u32,
+    /// TaskManager counts to run the large job on (1: all channels local; more: most remote).
+    #[arg(long, value_delimiter = ',', default_values_t = [1, 8])]
+    pub taskmanagers: Vec<u32>,
 }
 
 /// 512 subtasks, 1 M records/s of 100-byte records over 10 000 keys:
@@ -55,10 +58,17 @@ pub fn large_job(taskmanagers: u32) -> Scenario {
     s
 }
 
-fn measure(scenario: &Scenario, seconds: u64, repeat: u32) -> Result<(f64, u64, u64), String> {
+/// Best wall time, record-hops, events, and the run's trace fingerprint (so a speed-up can be
+/// checked to leave the simulation unchanged).
+fn measure(
+    scenario: &Scenario,
+    seconds: u64,
+    repeat: u32,
+) -> Result<(f64, u64, u64, String), String> {
     let mut best = f64::MAX;
     let mut hops = 0;
     let mut events = 0;
+    let mut fingerprint = String::new();
     for _ in 0..repeat.max(1) {
         let mut sim = Simulation::new(scenario.clone())?;
         let start = Instant::now();
@@ -67,19 +77,25 @@ fn measure(scenario: &Scenario, seconds: u64, repeat: u32) -> Result<(f64, u64, 
         best = best.min(wall);
         hops = sim.tasks.iter().map(|t| t.records_in).sum();
         events = sim.events;
+        fingerprint = sim.fingerprint();
     }
-    Ok((best, hops, events))
+    Ok((best, hops, events, fingerprint))
 }
 
 pub fn run(args: BenchArgs) -> Result<(), String> {
+    if let Some(bad) = args.taskmanagers.iter().find(|t| !(1..=128).contains(*t)) {
+        return Err(format!(
+            "--taskmanagers {bad}: the large job runs on 1 to 128 TaskManagers"
+        ));
+    }
     println!("barrierlab bench (release build recommended: cargo run --release -p barrierlab-cli -- bench)");
     let mut presets_total = 0.0;
     for name in ["seed-demo", "seed-backpressure", "seed-unaligned"] {
         let scenario = preset(name).ok_or("missing preset")?;
-        let (wall, hops, events) = measure(&scenario, 30, args.repeat)?;
+        let (wall, hops, events, fp) = measure(&scenario, 30, args.repeat)?;
         presets_total += wall;
         println!(
-            "{name:<18} 30 s simulated in {:>8.2} ms wall: {hops} record-hops, {events} events, {:.1} M record-hops/s",
+            "{name:<18} 30 s simulated in {:>8.2} ms wall: {hops} record-hops, {events} events, {:.1} M record-hops/s, fingerprint {fp}",
             wall * 1e3,
             hops as f64 / wall / 1e6
         );
@@ -88,11 +104,11 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
         "three 30-second presets together: {:.2} ms wall",
         presets_total * 1e3
     );
-    for taskmanagers in [1, 8] {
+    for &taskmanagers in &args.taskmanagers {
         let large = large_job(taskmanagers);
-        let (wall, hops, events) = measure(&large, args.large_seconds, args.repeat)?;
+        let (wall, hops, events, fp) = measure(&large, args.large_seconds, args.repeat)?;
         println!(
-            "bench-512 on {taskmanagers} TaskManager(s) (512 subtasks, 1 M records/s, 10 000 keys) {} s simulated in {:.2} s wall: {hops} record-hops, {events} events, {:.1} M record-hops/s",
+            "bench-512 on {taskmanagers} TaskManager(s) (512 subtasks, 1 M records/s, 10 000 keys) {} s simulated in {:.2} s wall: {hops} record-hops, {events} events, {:.1} M record-hops/s, fingerprint {fp}",
             args.large_seconds,
             wall,
             hops as f64 / wall / 1e6

@@ -30,6 +30,9 @@ pub struct InputChannel {
     /// One-way network latency of this channel.
     pub latency: Micros,
     // Remote channels only.
+    /// Items on the wire towards this channel, oldest first: each link delivers in order
+    /// (`link_free_at` only grows, latency is fixed), so each `NetArrive` takes the front one.
+    pub wire: VecDeque<NetItem>,
     /// `receivedBuffers`: arrived, not yet consumed.
     pub received: VecDeque<NetItem>,
     /// Floating buffers this channel holds on top of its exclusive ones.
@@ -42,6 +45,8 @@ pub struct InputChannel {
     pub backlog: u32,
     /// When the connection is free to put the next buffer on the wire.
     pub link_free_at: Micros,
+    /// Whether this channel is in its gate's `waiting` queue (so that is not searched each time).
+    pub waiting_for_floating: bool,
 }
 
 impl InputChannel {
@@ -62,12 +67,14 @@ impl InputChannel {
             index,
             gate,
             latency,
+            wire: VecDeque::new(),
             received: VecDeque::new(),
             floating: 0,
             held: 0,
             in_transit: 0,
             backlog: 0,
             link_free_at: 0,
+            waiting_for_floating: false,
         }
     }
 

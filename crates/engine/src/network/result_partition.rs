@@ -192,6 +192,20 @@ impl ResultPartition {
     /// `RecordWriter.emit`: serializes the record into `sub`'s current buffer. A record that does
     /// not fit spans into the next buffer and travels with it.
     pub fn emit(&mut self, sub: usize, record: Record) -> EmitOutcome {
+        // The common case, kept small enough to inline: the record fits and leaves room.
+        if let Some(b) = self.subpartitions[sub].builder.as_mut() {
+            if record.bytes < self.segment_size - b.bytes {
+                b.bytes += record.bytes;
+                b.records.push(record);
+                return EmitOutcome::default();
+            }
+        }
+        self.emit_spanning(sub, record)
+    }
+
+    /// `emit` for a record that needs a new builder, fills the current one or spans into the next.
+    #[inline(never)]
+    fn emit_spanning(&mut self, sub: usize, record: Record) -> EmitOutcome {
         let seg = self.segment_size;
         let mut outcome = EmitOutcome::default();
         // Small to start: under a buffer timeout most buffers leave with a few records.

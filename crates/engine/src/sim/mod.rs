@@ -27,7 +27,7 @@ use crate::coordinator::{
     CheckpointCoordinator, CheckpointCoordinatorConfiguration, CoordinatorInput, CoordinatorTimer,
     ExternalizedCheckpointRetention,
 };
-use crate::network::{NetItem, Network};
+use crate::network::Network;
 use crate::scenario::{CheckpointingMode, JobGraph, Scenario};
 use crate::task::{Mail, StreamTask, TaskCtx, TaskEffect, TaskParams, TaskStateSnapshot};
 use crate::trace::Trace;
@@ -95,9 +95,9 @@ pub(crate) enum Event {
         task: u32,
         at: Micros,
     },
+    /// The next item on `channel`'s wire (`InputChannel::wire`) arrives.
     NetArrive {
         channel: u32,
-        item: Box<NetItem>,
         backlog: u32,
     },
     CreditArrive {
@@ -309,12 +309,12 @@ impl Simulation {
     /// Processes every event up to and including `until`, then sets the clock to `until`.
     pub fn run_until(&mut self, until: Micros) {
         while self.status.is_live() {
-            match self.queue.peek_time() {
-                Some(t) if t <= until => {
-                    self.step();
-                }
-                _ => break,
-            }
+            let Some((time, event)) = self.queue.pop_due(until) else {
+                break;
+            };
+            self.now = self.now.max(time);
+            self.events += 1;
+            self.dispatch(event);
         }
         if until > self.now {
             self.now = until;
@@ -385,11 +385,7 @@ impl Simulation {
                     self.schedule_wake(task, self.now);
                 }
             }
-            Event::NetArrive {
-                channel,
-                item,
-                backlog,
-            } => self.net_arrive(channel, *item, backlog),
+            Event::NetArrive { channel, backlog } => self.net_arrive(channel, backlog),
             Event::CreditArrive { channel, credit } => self.credit_arrive(channel, credit),
             Event::ResumeArrive { channel } => self.resume_arrive(channel),
             Event::Fault { index } => self.fire_fault(index as usize),
@@ -421,6 +417,9 @@ impl Simulation {
         let at = at.max(self.now);
         match self.wake_at[task as usize] {
             Some(t) if t <= at && t >= self.now => {}
+            // Already woken for the end of its work: an earlier wake would only find the task
+            // busy and wait for that one, so it is left out.
+            Some(t) if t > at && t == self.tasks[task as usize].busy_until => {}
             _ => {
                 self.wake_at[task as usize] = Some(at);
                 self.queue.push(at, Event::TaskWake { task });

@@ -46,28 +46,31 @@ impl Simulation {
                 c.in_transit += 1;
             }
             let start = c.link_free_at.max(now);
-            let transfer = (u128::from(bytes) * 1_000_000
-                / u128::from(self.params.network_throughput.max(1)))
-                as u64;
+            let throughput = self.params.network_throughput.max(1);
+            // The same quotient as in u128, without the slow 128-bit division when u64 suffices.
+            let transfer = match bytes.checked_mul(1_000_000) {
+                Some(scaled) => scaled / throughput,
+                None => (u128::from(bytes) * 1_000_000 / u128::from(throughput)) as u64,
+            };
             c.link_free_at = start + transfer;
             let arrival = start + transfer + c.latency;
-            // Scripted `network-delay` on this channel's edge (0 without edge faults).
+            // The link delivers in order, so the event need not carry (and allocate) the item.
+            c.wire.push_back(item);
+            // Scripted `network-delay` on this channel's edge (0 without edge faults); it never
+            // reorders a link's arrivals, so the FIFO above stays right.
             let arrival = arrival + self.injected_network_delay(channel, start + transfer);
-            self.queue.push(
-                arrival,
-                Event::NetArrive {
-                    channel,
-                    item: Box::new(item),
-                    backlog,
-                },
-            );
+            self.queue
+                .push(arrival, Event::NetArrive { channel, backlog });
         }
     }
 
     /// `RemoteInputChannel.onBuffer`: queue it, announce the backlog, request floating buffers.
-    pub(crate) fn net_arrive(&mut self, channel: u32, item: NetItem, backlog: u32) {
+    pub(crate) fn net_arrive(&mut self, channel: u32, backlog: u32) {
         let now = self.now;
         let c = &mut self.net.channels[channel as usize];
+        let Some(item) = c.wire.pop_front() else {
+            return;
+        };
         let task = c.task;
         let index = c.index;
         let priority =
@@ -125,11 +128,13 @@ impl Simulation {
         if want == 0 {
             return;
         }
+        let waiting = c.waiting_for_floating;
         let gate = &mut self.net.gates[c.gate as usize];
         let granted = want.min(gate.floating_available);
         gate.floating_available -= granted;
-        if granted < want && !gate.waiting.contains(&channel) {
+        if granted < want && !waiting {
             gate.waiting.push_back(channel);
+            self.net.channels[channel as usize].waiting_for_floating = true;
         }
         if granted > 0 {
             let c = &mut self.net.channels[channel as usize];
@@ -159,6 +164,7 @@ impl Simulation {
             match waiting {
                 Some(w) => {
                     let wc = &mut self.net.channels[w as usize];
+                    wc.waiting_for_floating = false;
                     wc.floating += 1;
                     let l = wc.latency;
                     self.queue.push(
@@ -169,6 +175,7 @@ impl Simulation {
                         },
                     );
                     if wc.floating_wanted() > 0 {
+                        wc.waiting_for_floating = true;
                         self.net.gates[gate].waiting.push_back(w);
                     }
                 }

@@ -99,7 +99,14 @@ pub fn check_parallelism(max_parallelism: u32, parallelism: u32) -> Result<(), S
 /// A max parallelism of 0 (rejected by [`check_parallelism`]) is treated as 1 rather than panicking.
 pub fn assign_to_key_group(key_hash: i32, max_parallelism: u32) -> u32 {
     // murmur_hash is never negative, so the cast keeps its value.
-    (murmur_hash(key_hash) as u32) % max_parallelism.max(1)
+    let hash = murmur_hash(key_hash) as u32;
+    let max = max_parallelism.max(1);
+    // The usual power-of-two max parallelism needs no division (same result).
+    if max.is_power_of_two() {
+        hash & (max - 1)
+    } else {
+        hash % max
+    }
 }
 
 /// `KeyGroupRangeAssignment.computeOperatorIndexForKeyGroup`: `kg * p / maxP`, in u64 because Java's
@@ -109,7 +116,13 @@ pub fn compute_operator_index_for_key_group(
     parallelism: u32,
     key_group: u32,
 ) -> u32 {
-    (u64::from(key_group) * u64::from(parallelism) / u64::from(max_parallelism.max(1))) as u32
+    let product = u64::from(key_group) * u64::from(parallelism);
+    let max = max_parallelism.max(1);
+    if max.is_power_of_two() {
+        (product >> max.trailing_zeros()) as u32
+    } else {
+        (product / u64::from(max)) as u32
+    }
 }
 
 /// `KeyGroupRangeAssignment.assignKeyToParallelOperator`: key hash → key group → subtask index.

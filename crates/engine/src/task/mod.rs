@@ -8,6 +8,8 @@
 mod checkpointing;
 mod mailbox;
 mod operators;
+#[cfg(test)]
+mod operators_tests;
 mod output;
 mod stream_task;
 mod time;

@@ -25,7 +25,8 @@ impl OutputRoute {
             Partitioner::Forward => 0,
             Partitioner::Rescale | Partitioner::Rebalance => {
                 let s = self.next % subpartitions;
-                self.next = (self.next + 1) % subpartitions;
+                // `(next + 1) % n`, without a second division.
+                self.next = if s + 1 == subpartitions { 0 } else { s + 1 };
                 s
             }
             Partitioner::Hash => {
@@ -46,17 +47,32 @@ impl OutputRoute {
     pub fn emit(&mut self, net: &mut Network, records: &[Record], touched: &mut Vec<u32>) {
         let partition = &mut net.partitions[self.partition as usize];
         let n = partition.subpartitions.len() as u32;
-        for rec in records {
-            if self.partitioner == Partitioner::Broadcast {
-                for sub in 0..n {
-                    if partition.emit(sub as usize, *rec).finished > 0 {
-                        touched.push(sub);
+        // One loop per partitioner, so the per-record work is only the selection itself.
+        let mut to = |sub: u32, rec: &Record| {
+            if partition.emit(sub as usize, *rec).finished > 0 {
+                touched.push(sub);
+            }
+        };
+        match self.partitioner {
+            Partitioner::Broadcast => {
+                for rec in records {
+                    for sub in 0..n {
+                        to(sub, rec);
                     }
                 }
-            } else {
-                let sub = self.select(rec, n);
-                if partition.emit(sub as usize, *rec).finished > 0 {
-                    touched.push(sub);
+            }
+            Partitioner::Hash => {
+                let (max, p) = (self.downstream_max_parallelism, self.downstream_parallelism);
+                for rec in records {
+                    // `KeyGroupStreamPartitioner`: key group of the key, then its operator index.
+                    let kg = assign_to_key_group(java_hash_i32(rec.key), max);
+                    to(compute_operator_index_for_key_group(max, p, kg), rec);
+                }
+            }
+            Partitioner::Forward | Partitioner::Rescale | Partitioner::Rebalance => {
+                for rec in records {
+                    let sub = self.select(rec, n);
+                    to(sub, rec);
                 }
             }
         }

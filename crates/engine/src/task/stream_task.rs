@@ -285,6 +285,8 @@ impl StreamTask {
         let now = ctx.now;
         let mut cost: Micros = 0;
         let mut total: u32 = 0;
+        // One group vector per action, not per group.
+        let mut group = Vec::with_capacity(8);
         // Bounds one action's work; the rest follows on the next wake.
         while total < 4096 {
             let Operator::Datagen(dg) = &mut self.operators[0] else {
@@ -296,8 +298,9 @@ impl StreamTask {
                 dg.base_time = now - 1_000_000;
                 dg.base_seq = dg.next_seq;
             }
-            let mut group = Vec::with_capacity(8);
-            while group.len() < 8 && !dg.exhausted() && dg.due(dg.next_seq) <= now {
+            group.clear();
+            let end = dg.first_not_due(now);
+            while group.len() < 8 && !dg.exhausted() && dg.next_seq < end {
                 group.push(dg.record(dg.next_seq));
                 dg.next_seq += 1;
             }
@@ -305,7 +308,7 @@ impl StreamTask {
                 break;
             }
             total += group.len() as u32;
-            cost += self.run_chain(0, group, ctx);
+            cost += self.run_chain_slice(0, &group, ctx);
             if !self.outputs_available(ctx) {
                 break;
             }
@@ -695,26 +698,25 @@ impl StreamTask {
         let mut b = std::mem::take(&mut self.scratch_b);
         a.clear();
         if from < self.operators.len() {
-            cost += self.costs[from] * input.len() as Micros;
-            for rec in input {
-                if let Err(message) = self.operators[from].process(*rec, ctx.now, &mut a) {
-                    ctx.trace
-                        .record(ctx.now, Some(self.id), TraceKind::Warning { message });
-                }
-            }
-            for op in from + 1..self.operators.len() {
-                if a.is_empty() {
+            let (now, id) = (ctx.now, self.id);
+            let trace = &mut *ctx.trace;
+            let mut warn = |message| trace.record(now, Some(id), TraceKind::Warning { message });
+            // Whether the records so far are in `a` (else still `input`): operators that pass
+            // records through unchanged are skipped rather than copied through.
+            let mut in_a = false;
+            for op in from..self.operators.len() {
+                let current: &[Record] = if in_a { &a } else { input };
+                if current.is_empty() {
                     break;
                 }
-                cost += self.costs[op] * a.len() as Micros;
-                b.clear();
-                for rec in a.drain(..) {
-                    if let Err(message) = self.operators[op].process(rec, ctx.now, &mut b) {
-                        ctx.trace
-                            .record(ctx.now, Some(self.id), TraceKind::Warning { message });
-                    }
+                cost += self.costs[op] * current.len() as Micros;
+                if self.operators[op].passes_through() {
+                    continue;
                 }
+                b.clear();
+                self.operators[op].process_batch(current, now, &mut b, &mut warn);
                 std::mem::swap(&mut a, &mut b);
+                in_a = true;
             }
             if self.has_timers {
                 if let Some(at) = self.next_timer() {
@@ -724,7 +726,7 @@ impl StreamTask {
                     });
                 }
             }
-            self.emit(&a, ctx);
+            self.emit(if in_a { &a } else { input }, ctx);
             if self.has_collect_sink {
                 self.flush_sink_writes(ctx);
             }

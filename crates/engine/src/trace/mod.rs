@@ -76,6 +76,11 @@ impl Trace {
         self.hash = h.0;
         self.count += 1;
         if self.events.len() == self.capacity {
+            if self.events.capacity() != self.capacity {
+                // Once, when the ring fills: with no spare slots the newest event takes the
+                // oldest one's memory, so recording touches one cache line, not two.
+                self.events.shrink_to(self.capacity);
+            }
             self.events.pop_front();
         }
         self.events.push_back(TraceEvent {
