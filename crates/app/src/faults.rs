@@ -306,14 +306,20 @@ pub fn with_field(f: &Fault, key: &str, text: &str) -> Result<Fault, String> {
             };
             if text.is_empty() && optional {
                 inner.remove(key);
-                return serde_json::from_value(json).map_err(|e| e.to_string());
+                return fault_from(&json);
             }
             parse_duration(text).map_err(|e| format!("{key}: {e}"))?;
             Value::from(text)
         }
     };
     inner.insert(key.to_string(), value);
-    serde_json::from_value(json).map_err(|e| e.to_string())
+    fault_from(&json)
+}
+
+/// Through the text rather than `from_value`: one deserializer type for `Fault` (the scenario's)
+/// keeps the wasm bundle small.
+fn fault_from(json: &Value) -> Result<Fault, String> {
+    serde_json::from_str(&json.to_string()).map_err(|e| e.to_string())
 }
 
 /// A subtask fault starting now. `operator` names the operator (a chain member), `subtask` its

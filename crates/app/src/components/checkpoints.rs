@@ -92,7 +92,7 @@ pub fn checkpoints_panel(p: &CheckpointsProps) -> Html {
                     html! {
                         <button role="tab" class={classes!("tab", (*tab == *t).then_some("active"))}
                                 aria-selected={(*tab == *t).to_string()}
-                                id={format!("tab-{}", t.label().to_lowercase())} onclick={set}>
+                                id={format!("tab-{}", t.label().to_ascii_lowercase())} onclick={set}>
                             { t.label() }
                         </button>
                     }
@@ -201,7 +201,7 @@ fn history(cps: &Value, selected: Option<u64>, on_select: Callback<u64>) -> Html
                                 data-id={id.to_string()} data-status={status.clone()} onclick={onclick}
                                 title={format!("{kind} {id}: click for per-operator details")}>
                                 <td>{ id }{ if b(r, "is_savepoint") { " (SP)" } else { "" } }</td>
-                                <td><span class={classes!("status", status.to_lowercase())}>{ status.clone() }</span></td>
+                                <td><span class={classes!("status", status.to_ascii_lowercase())}>{ status.clone() }</span></td>
                                 <td>{ format!("{}/{}", u(r, "num_acknowledged_subtasks"), u(r, "num_subtasks")) }</td>
                                 <td>{ timestamp(r, "trigger_timestamp") }</td>
                                 <td>{ if i(r, "latest_ack_timestamp") > 0 { timestamp(r, "latest_ack_timestamp") } else { "-".into() } }</td>
@@ -246,7 +246,7 @@ fn summary(cps: &Value) -> Html {
     html! {
         <div class="table-scroll">
             <table class="data" id="checkpoint-summary">
-                <thead><tr><th />{ for cols.iter().map(|c| html! { <th>{ c.to_uppercase() }</th> }) }</tr></thead>
+                <thead><tr><th />{ for cols.iter().map(|c| html! { <th>{ c.to_ascii_uppercase() }</th> }) }</tr></thead>
                 <tbody>
                     { for rows.iter().map(|(label, key, as_bytes)| html! {
                         <tr><th scope="row">{ *label }</th>
@@ -273,7 +273,7 @@ fn configuration(cfg: &Value) -> Html {
                 | "changelog_periodic_materialization_interval",
                 Value::Number(n),
             ) => crate::format::millis(n.as_u64().unwrap_or(0)),
-            ("mode", Value::String(m)) => m.replace('_', " ").to_uppercase(),
+            ("mode", Value::String(m)) => m.replace('_', " ").to_ascii_uppercase(),
             (_, Value::Object(o)) => o
                 .iter()
                 .map(|(k, v)| format!("{}: {}", k.replace('_', " "), v))
@@ -290,7 +290,7 @@ fn configuration(cfg: &Value) -> Html {
                 { for map.iter().map(|(k, v)| {
                     let mut label = k.replace('_', " ");
                     if let Some(first) = label.get(0..1) {
-                        label = first.to_uppercase() + &label[1..];
+                        label = first.to_ascii_uppercase() + &label[1..];
                     }
                     html! { <tr><th scope="row">{ label }</th><td>{ pretty(k, v) }</td></tr> }
                 }) }

@@ -66,7 +66,7 @@ pub fn event_log(p: &EventLogProps) -> Html {
 
     let sim = p.sim.borrow();
     let names = sim.vertex_names();
-    let needle = filter.trim().to_lowercase();
+    let needle = filter.trim().to_ascii_lowercase();
     let total = sim.trace.total();
     // Newest first in the DOM: the list is `column-reverse`, so the newest line shows last and
     // the browser keeps the view pinned to it without reading layout from script.
@@ -93,7 +93,7 @@ pub fn event_log(p: &EventLogProps) -> Html {
             };
             let flink = e.kind.flink();
             if !needle.is_empty() {
-                let hay = format!("{who} {what} {flink}").to_lowercase();
+                let hay = format!("{who} {what} {flink}").to_ascii_lowercase();
                 if !hay.contains(&needle) {
                     return None;
                 }

@@ -37,7 +37,7 @@ fn mailbox(t: &StreamTask, now: u64) -> Html {
             t.time.state
         )
     } else {
-        format!("{:?}", t.time.state).to_lowercase()
+        format!("{:?}", t.time.state).to_ascii_lowercase()
     };
     html! {
         <section class="insp-section" id="insp-mailbox">

@@ -167,7 +167,7 @@ fn subtask_title(vertex: &str, s: &SubtaskModel) -> String {
     let mut t = format!(
         "{} — back pressure {}\nbusy {} · idle {} · backpressured {} (last second)\nrecords in {} · out {}",
         subtask_label(vertex, s.index),
-        s.level.to_uppercase(),
+        s.level.to_ascii_uppercase(),
         format::percent(s.busy),
         format::percent(s.idle),
         format::percent(s.backpressured),

@@ -42,7 +42,7 @@ pub fn status_bar(p: &StatusBarProps) -> Html {
             <span id="sim-speed">{ format!("speed {}", p.speed) }
                 if p.lagging { <span class="lagging" title="The browser cannot keep up; simulated time runs slower than asked">{ " (lagging)" }</span> }
             </span>
-            <span id="job-status" class={classes!("job-status", p.status.to_lowercase())}>
+            <span id="job-status" class={classes!("job-status", p.status.to_ascii_lowercase())}>
                 { format!("{} · {run}", p.status) }
                 if let Some(us) = p.restart_in {
                     <span id="restart-countdown" title="The restart strategy's delay before the job is redeployed and restored">

@@ -84,8 +84,9 @@ pub fn decode(meta: &MetadataRecord, state: &[u8]) -> Result<StoredCheckpoint, S
     }
     let json = miniz_oxide::inflate::decompress_to_vec_with_limit(state, MAX_STATE_BYTES)
         .map_err(|e| format!("state files are damaged: cannot inflate ({:?})", e.status))?;
-    let files =
-        serde_json::from_slice(&json).map_err(|e| format!("state files are damaged: {e}"))?;
+    // `from_str` like every other read: one deserializer type keeps the wasm bundle small.
+    let text = std::str::from_utf8(&json).map_err(|e| format!("state files are damaged: {e}"))?;
+    let files = serde_json::from_str(text).map_err(|e| format!("state files are damaged: {e}"))?;
     let mut stored = meta.checkpoint.clone();
     stored.files = files;
     stored.check_files()?;

@@ -255,7 +255,7 @@ impl Scenario {
                         "'{}' is a keyed operator ({}): its input must use the hash partitioner (keyBy), not {}",
                         down.name,
                         down.kind.type_name(),
-                        partitioner.to_string().to_lowercase()
+                        partitioner.to_string().to_ascii_lowercase()
                     ),
                 );
             }

@@ -182,9 +182,14 @@ impl StoredCheckpoint {
 
     /// Reads a stored checkpoint (an exported file or a stored record), checking its version.
     pub fn from_json(text: &str) -> Result<StoredCheckpoint, String> {
-        let value: serde_json::Value =
+        /// Only the version, so an unsupported file is named as such before its body is read.
+        #[derive(Deserialize)]
+        struct Header {
+            format_version: Option<u64>,
+        }
+        let header: Header =
             serde_json::from_str(text).map_err(|e| format!("not a stored checkpoint: {e}"))?;
-        let version = value.get("format_version").and_then(|v| v.as_u64());
+        let version = header.format_version;
         if version != Some(u64::from(STORED_FORMAT_VERSION)) {
             return Err(match version {
                 Some(v) => format!(
@@ -193,8 +198,10 @@ impl StoredCheckpoint {
                 None => "not a stored checkpoint: no format_version".into(),
             });
         }
+        // Straight from the text, not through a `Value`: every extra deserializer type doubles
+        // the derived code in the wasm bundle.
         let stored: StoredCheckpoint =
-            serde_json::from_value(value).map_err(|e| format!("damaged stored checkpoint: {e}"))?;
+            serde_json::from_str(text).map_err(|e| format!("damaged stored checkpoint: {e}"))?;
         stored.check_files()?;
         Ok(stored)
     }
