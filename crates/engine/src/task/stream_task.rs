@@ -511,7 +511,13 @@ impl StreamTask {
         };
         let mut effects = std::mem::take(&mut self.handler_effects);
         if let Some(h) = self.handler.as_mut() {
-            h.handle_into(ctx.now, input, &mut effects);
+            match input {
+                // The task ignores `Process`, so the handler need not build it.
+                HandlerInput::Buffer { channel, bytes } => {
+                    h.handle_buffer_into(ctx.now, channel, bytes, &mut effects)
+                }
+                input => h.handle_into(ctx.now, input, &mut effects),
+            }
         }
         let mut busy = 0;
         for effect in effects.drain(..) {
