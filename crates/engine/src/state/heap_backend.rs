@@ -127,6 +127,7 @@ impl HeapKeyedStateBackend {
     }
 
     /// The key group of `key`, or why this subtask cannot hold it.
+    #[inline]
     fn key_group_of(&self, key: &StateKey) -> Result<u32, String> {
         if key_serializer_of(key) != self.key_serializer {
             return Err(format!(
