@@ -130,6 +130,23 @@ impl AnyBarrierHandler {
         }
     }
 
+    /// `handle_into` for a data buffer when the caller ignores [`HandlerEffect::Process`]: the
+    /// aligned handlers skip building effects for the common case.
+    pub fn handle_buffer_into(
+        &mut self,
+        now: Micros,
+        channel: ChannelIndex,
+        bytes: u64,
+        out: &mut Vec<HandlerEffect>,
+    ) {
+        match self {
+            AnyBarrierHandler::Tracker(t) => {
+                t.handle_into(now, HandlerInput::Buffer { channel, bytes }, out)
+            }
+            AnyBarrierHandler::Single(s) => s.handle_buffer_into(now, channel, bytes, out),
+        }
+    }
+
     fn inner(&self) -> &dyn BarrierHandler {
         match self {
             AnyBarrierHandler::Tracker(t) => t,

@@ -180,6 +180,29 @@ impl SingleCheckpointBarrierHandler {
         out.append(&mut self.core.effects);
     }
 
+    /// [`Self::handle_into`] for a data buffer, for a caller that ignores
+    /// [`HandlerEffect::Process`]: on an open, unblocked channel that no checkpoint records (the
+    /// common case) only the alignment metrics change, and no effect list is built.
+    pub fn handle_buffer_into(
+        &mut self,
+        now: Micros,
+        channel: ChannelIndex,
+        bytes: u64,
+        out: &mut Vec<HandlerEffect>,
+    ) {
+        let core = &mut self.core;
+        let quiet = channel < core.num_channels
+            && !core.finished.contains(&channel)
+            && !core.blocked.contains(&channel)
+            && core.persister.persisting_for(channel).is_none();
+        if quiet {
+            core.now = now;
+            core.metrics.add_processed_bytes(bytes);
+        } else {
+            self.handle_into(now, HandlerInput::Buffer { channel, bytes }, out);
+        }
+    }
+
     /// Rejects what a real input gate cannot deliver: unknown or finished channels.
     fn check_open_channel(&mut self, channel: ChannelIndex, what: &str) -> bool {
         if channel >= self.core.num_channels {

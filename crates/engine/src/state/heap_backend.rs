@@ -121,7 +121,15 @@ impl HeapKeyedStateBackend {
     /// `setCurrentKey`: computes the key group once; a key this subtask does not own is an error
     /// (in Flink, a record routed to the wrong subtask fails on state access).
     pub fn set_current_key(&mut self, key: StateKey) -> Result<(), String> {
-        if key_serializer_of(&key) != self.key_serializer {
+        let kg = self.key_group_of(&key)?;
+        self.current_key = Some((key, kg));
+        Ok(())
+    }
+
+    /// The key group of `key`, or why this subtask cannot hold it.
+    #[inline]
+    fn key_group_of(&self, key: &StateKey) -> Result<u32, String> {
+        if key_serializer_of(key) != self.key_serializer {
             return Err(format!(
                 "key {key:?} is not of the backend's key type {:?}",
                 self.key_serializer
@@ -134,8 +142,27 @@ impl HeapKeyedStateBackend {
                 self.key_group_range.start, self.key_group_range.end
             ));
         }
-        self.current_key = Some((key, kg));
-        Ok(())
+        Ok(kg)
+    }
+
+    /// `setCurrentKey(key)` then [`Self::transform`], as a keyed operator does per record: the
+    /// same checks, errors and current key afterwards, with the key group computed once and the
+    /// current key not cloned back out.
+    pub fn transform_for_key(
+        &mut self,
+        key: StateKey,
+        state: StateId,
+        namespace: Namespace,
+        f: impl FnOnce(Option<i64>) -> i64,
+    ) -> Result<i64, String> {
+        let kg = self.key_group_of(&key)?;
+        self.current_key = Some((key.clone(), kg));
+        let table = self
+            .tables
+            .get_mut(state.0)
+            .ok_or_else(|| format!("unknown state {state:?}"))?;
+        let map = table.map_mut(kg).ok_or("current key group not in range")?;
+        Ok(map.transform(key, namespace, |v| f(v.copied())))
     }
 
     pub fn current_key(&self) -> Option<&StateKey> {

@@ -147,9 +147,10 @@ impl Keyed {
 
     /// `value += delta` for `key` in `namespace`; returns the new value.
     pub fn add(&mut self, key: i32, namespace: Namespace, delta: i64) -> Result<i64, String> {
-        self.backend.set_current_key(StateKey::Int(key))?;
         self.backend
-            .transform(self.state, namespace, |v| v.unwrap_or(0) + delta)
+            .transform_for_key(StateKey::Int(key), self.state, namespace, |v| {
+                v.unwrap_or(0) + delta
+            })
     }
 }
 

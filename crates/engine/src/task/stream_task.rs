@@ -287,19 +287,27 @@ impl StreamTask {
         let mut total: u32 = 0;
         // One group vector per action, not per group.
         let mut group = Vec::with_capacity(8);
+        let end = match &mut self.operators[0] {
+            Operator::Datagen(dg) => {
+                // Guava's SmoothBursty limiter stores at most one second of permits: after a
+                // stall the source bursts for up to a second, then runs at its rate again. Once
+                // per action: after the reset (or without one) the records emitted below are
+                // due later, so the condition cannot come true again before `now` moves.
+                if dg.rate_per_subtask > 0 && dg.due(dg.next_seq) + 1_000_000 < now {
+                    dg.base_time = now - 1_000_000;
+                    dg.base_seq = dg.next_seq;
+                }
+                // Fixed for the action: the anchor does not move while records are emitted.
+                dg.first_not_due(now)
+            }
+            _ => return Action::Continue,
+        };
         // Bounds one action's work; the rest follows on the next wake.
         while total < 4096 {
             let Operator::Datagen(dg) = &mut self.operators[0] else {
                 break;
             };
-            // Guava's SmoothBursty limiter stores at most one second of permits: after a stall
-            // the source bursts for up to a second, then runs at its rate again.
-            if dg.rate_per_subtask > 0 && dg.due(dg.next_seq) + 1_000_000 < now {
-                dg.base_time = now - 1_000_000;
-                dg.base_seq = dg.next_seq;
-            }
             group.clear();
-            let end = dg.first_not_due(now);
             while group.len() < 8 && !dg.exhausted() && dg.next_seq < end {
                 group.push(dg.record(dg.next_seq));
                 dg.next_seq += 1;
@@ -511,7 +519,13 @@ impl StreamTask {
         };
         let mut effects = std::mem::take(&mut self.handler_effects);
         if let Some(h) = self.handler.as_mut() {
-            h.handle_into(ctx.now, input, &mut effects);
+            match input {
+                // The task ignores `Process`, so the handler need not build it.
+                HandlerInput::Buffer { channel, bytes } => {
+                    h.handle_buffer_into(ctx.now, channel, bytes, &mut effects)
+                }
+                input => h.handle_into(ctx.now, input, &mut effects),
+            }
         }
         let mut busy = 0;
         for effect in effects.drain(..) {
