@@ -1,7 +1,7 @@
 // Round 3: fault injection, failover, the exactly-once verdict, savepoints and recovery.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serveDist, launch, openPage, screenshot } from './harness.mjs';
+import { serveDist, launch, openPage, screenshot, pause, play, panelShot } from './harness.mjs';
 
 let site, browser;
 before(async () => { site = await serveDist(); browser = await launch(); });
@@ -11,16 +11,6 @@ async function open(viewport) {
   const opened = await openPage(browser, site.url, viewport);
   await opened.page.waitForSelector('#sim-time', { timeout: 15000 });
   return opened;
-}
-async function pause(page) {
-  if ((await page.getAttribute('#play', 'aria-pressed')) === 'true') await page.click('#play');
-}
-async function play(page) {
-  if ((await page.getAttribute('#play', 'aria-pressed')) !== 'true') await page.click('#play');
-}
-async function panelShot(page, selector, name) {
-  await page.locator(selector).scrollIntoViewIfNeeded();
-  await page.locator(selector).screenshot({ path: `tests/e2e/screenshots/${name}.png` });
 }
 const status = async (page) => (await page.textContent('#job-status')).trim();
 /** Waits until no re-run is catching up. */

@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { serveDist, launch, openPage, screenshot } from './harness.mjs';
+import { serveDist, launch, openPage, screenshot, pause, panelShot } from './harness.mjs';
 
 let site, browser;
 before(async () => { site = await serveDist(); browser = await launch(); });
@@ -15,13 +15,6 @@ async function open(viewport) {
   return opened;
 }
 const fingerprint = async (page) => (await page.textContent('#fingerprint')).replace('fingerprint ', '');
-async function pause(page) {
-  if ((await page.getAttribute('#play', 'aria-pressed')) === 'true') await page.click('#play');
-}
-async function panelShot(page, selector, name) {
-  await page.locator(selector).scrollIntoViewIfNeeded();
-  await page.locator(selector).screenshot({ path: `tests/e2e/screenshots/${name}.png` });
-}
 /** Types into an input and commits it (change event). */
 async function type(page, selector, text) {
   await page.fill(selector, text);

@@ -59,3 +59,20 @@ export async function screenshot(page, name) {
   await mkdir(SHOTS, { recursive: true });
   await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
 }
+
+/** Pauses the playground if it is playing. */
+export async function pause(page) {
+  if ((await page.getAttribute('#play', 'aria-pressed')) === 'true') await page.click('#play');
+}
+
+/** Starts the playground if it is paused. */
+export async function play(page) {
+  if ((await page.getAttribute('#play', 'aria-pressed')) !== 'true') await page.click('#play');
+}
+
+/** A screenshot of one panel, scrolled into view. */
+export async function panelShot(page, selector, name) {
+  await mkdir(SHOTS, { recursive: true });
+  await page.locator(selector).scrollIntoViewIfNeeded();
+  await page.locator(selector).screenshot({ path: join(SHOTS, `${name}.png`) });
+}

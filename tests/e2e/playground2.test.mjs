@@ -2,7 +2,7 @@
 // timeline zoom / pan / pin / outliers, and faults on an edge of the job graph.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serveDist, launch, openPage, screenshot } from './harness.mjs';
+import { serveDist, launch, openPage, screenshot, pause, play, panelShot } from './harness.mjs';
 import { INSTRUMENT, measure, fmt } from './frames.mjs';
 
 let site, browser;
@@ -13,16 +13,6 @@ async function open(viewport = { width: 1400, height: 900 }) {
   const opened = await openPage(browser, site.url, viewport);
   await opened.page.waitForSelector('#sim-time', { timeout: 60000 });
   return opened;
-}
-async function pause(page) {
-  if ((await page.getAttribute('#play', 'aria-pressed')) === 'true') await page.click('#play');
-}
-async function play(page) {
-  if ((await page.getAttribute('#play', 'aria-pressed')) !== 'true') await page.click('#play');
-}
-async function panelShot(page, selector, name) {
-  await page.locator(selector).scrollIntoViewIfNeeded();
-  await page.locator(selector).screenshot({ path: `tests/e2e/screenshots/${name}.png` });
 }
 /** Runs at max speed until `n` checkpoints completed, then pauses. */
 async function completed(page, n) {

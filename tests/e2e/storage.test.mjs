@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { serveDist, launch } from './harness.mjs';
+import { serveDist, launch, pause, play } from './harness.mjs';
 
 let site, browser;
 before(async () => { site = await serveDist(); browser = await launch(); });
@@ -23,12 +23,6 @@ async function openApp(ctx) {
   return { page, errors };
 }
 const newContext = () => browser.newContext({ viewport: { width: 1280, height: 900 } });
-async function pause(page) {
-  if ((await page.getAttribute('#play', 'aria-pressed')) === 'true') await page.click('#play');
-}
-async function play(page) {
-  if ((await page.getAttribute('#play', 'aria-pressed')) !== 'true') await page.click('#play');
-}
 async function configure(page, yaml) {
   await page.fill('#yaml', yaml);
   await page.click('#yaml-apply');
