@@ -201,3 +201,59 @@ fn attaching_to_a_restored_job_does_not_store_its_checkpoint_again() {
         .iter()
         .all(|e| matches!(e, StorageEffect::Store(s) if s.id() > id)));
 }
+
+/// Replaces the `k`-th numeric leaf of a JSON value (document order, wrapping) with `to`;
+/// returns how many numeric leaves there are.
+fn set_number(v: &mut serde_json::Value, k: &mut usize, to: i64) -> usize {
+    match v {
+        serde_json::Value::Number(_) => {
+            if *k == 0 {
+                *v = serde_json::Value::from(to);
+            }
+            *k = k.wrapping_sub(1);
+            1
+        }
+        serde_json::Value::Array(a) => a.iter_mut().map(|x| set_number(x, k, to)).sum(),
+        serde_json::Value::Object(o) => o.values_mut().map(|x| set_number(x, k, to)).sum(),
+        _ => 0,
+    }
+}
+
+mod hand_edited_files {
+    use super::*;
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, RngSeed};
+
+    const ODD: [i64; 6] = [0, -1, 1, 65_535, 1 << 40, i64::MAX];
+
+    proptest! {
+        #![proptest_config(Config {
+            cases: 300,
+            rng_seed: RngSeed::Fixed(0x5709_a6e0),
+            failure_persistence: None,
+            ..Config::default()
+        })]
+        /// An imported file whose numbers were edited (key groups, subtasks, channels, sizes,
+        /// offsets) is refused with a reason or restores and runs; it never panics.
+        #[test]
+        fn edited_numbers_never_panic(
+            preset_index in 0usize..3,
+            edits in proptest::collection::vec((any::<prop::sample::Index>(), 0usize..6), 1..4),
+        ) {
+            let name = ["seed-demo", "seed-unaligned", "seed-2pc"][preset_index];
+            let sim = run(name, 12);
+            let id = *sim.completed_state.keys().last().unwrap();
+            let mut value: serde_json::Value =
+                serde_json::from_str(&capture::capture(&sim, id).unwrap().to_json()).unwrap();
+            let count = set_number(&mut value, &mut usize::MAX, 0);
+            for (at, odd) in edits {
+                set_number(&mut value, &mut at.index(count), ODD[odd]);
+            }
+            if let Ok(stored) = StoredCheckpoint::from_json(&value.to_string()) {
+                if let Ok(mut restored) = Simulation::from_stored(&stored) {
+                    restored.run_until(restored.now + 2 * MICROS_PER_SEC);
+                }
+            }
+        }
+    }
+}

@@ -149,7 +149,7 @@ impl Keyed {
     pub fn add(&mut self, key: i32, namespace: Namespace, delta: i64) -> Result<i64, String> {
         self.backend
             .transform_for_key(StateKey::Int(key), self.state, namespace, |v| {
-                v.unwrap_or(0) + delta
+                v.unwrap_or(0).wrapping_add(delta) // a Java long wraps
             })
     }
 }
