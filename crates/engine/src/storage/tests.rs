@@ -245,7 +245,8 @@ mod hand_edited_files {
             let id = *sim.completed_state.keys().last().unwrap();
             let mut value: serde_json::Value =
                 serde_json::from_str(&capture::capture(&sim, id).unwrap().to_json()).unwrap();
-            let count = set_number(&mut value, &mut usize::MAX, 0);
+            // A position past every leaf: this call only counts.
+            let count = set_number(&mut value, &mut { usize::MAX }, 0);
             for (at, odd) in edits {
                 set_number(&mut value, &mut at.index(count), ODD[odd]);
             }
