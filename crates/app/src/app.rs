@@ -229,6 +229,9 @@ pub fn app() -> Html {
             </div>
         }
     });
+    // A re-run that will resume counts as playing; a busy re-run leaves nothing to control.
+    let playing = state.playing || state.catch_up.as_ref().is_some_and(|c| c.resume);
+    let running = sim.status.is_live() && !busy;
     if state.embed {
         return html! {
             <div id="barrierlab" class="app embed">
@@ -236,9 +239,9 @@ pub fn app() -> Html {
                     <Controls
                         preset={state.preset.clone()}
                         seed={state.seed}
-                        playing={state.playing || state.catch_up.as_ref().is_some_and(|c| c.resume)}
+                        playing={playing}
                         speed={state.speed}
-                        running={sim.status.is_live() && !busy}
+                        running={running}
                         error={state.error.clone()}
                         dispatch={dispatch.clone()}
                         compact=true
@@ -268,9 +271,9 @@ pub fn app() -> Html {
             <Controls
                 preset={state.preset.clone()}
                 seed={state.seed}
-                playing={state.playing || state.catch_up.as_ref().is_some_and(|c| c.resume)}
+                playing={playing}
                 speed={state.speed}
-                running={sim.status.is_live() && !busy}
+                running={running}
                 error={state.error.clone()}
                 dispatch={dispatch.clone()}
                 phase={state.phase_stop.as_ref().map(|s| (format!("{} ({})", s.text, crate::format::sim_time(s.time)), s.seq))}
