@@ -202,6 +202,7 @@ fn attaching_to_a_restored_job_does_not_store_its_checkpoint_again() {
         .all(|e| matches!(e, StorageEffect::Store(s) if s.id() > id)));
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 /// Replaces the `k`-th numeric leaf of a JSON value (document order, wrapping) with `to`;
 /// returns how many numeric leaves there are.
 fn set_number(v: &mut serde_json::Value, k: &mut usize, to: i64) -> usize {
@@ -219,6 +220,8 @@ fn set_number(v: &mut serde_json::Value, k: &mut usize, to: i64) -> usize {
     }
 }
 
+// proptest is a native-only dev-dependency (no wasm32 RNG backend).
+#[cfg(not(target_arch = "wasm32"))]
 mod hand_edited_files {
     use super::*;
     use proptest::prelude::*;
