@@ -49,6 +49,7 @@ test('a bad link says why, falls back to the seed demo and can be dismissed', as
   const text = await page.textContent('#link-error');
   assert.match(text, /does not load/);
   assert.match(text, /base64/i);
+  assert.match(text, /Showing the seed demo instead/);
   assert.equal(await page.inputValue('#preset'), 'seed-demo');
   await screenshot(page, 'link-bad');
   await page.click('#link-error-dismiss');
@@ -57,6 +58,8 @@ test('a bad link says why, falls back to the seed demo and can be dismissed', as
   await page.evaluate(() => { location.hash = '#v9.abc'; });
   await page.waitForSelector('#link-error', { timeout: 5000 });
   assert.match(await page.textContent('#link-error'), /newer Barrier Lab/);
+  // A link opened in a running page keeps the running job, and says so.
+  assert.match(await page.textContent('#link-error'), /The running job continues/);
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -218,12 +218,12 @@ pub fn app() -> Html {
         let travel = state.travel.borrow();
         (travel.horizon, travel.times())
     };
-    let notice = state.notice.clone().map(|message| {
+    let notice = state.notice.clone().map(|(message, outcome)| {
         let d = dispatch.clone();
         html! {
             <div id="link-error" class="link-error" role="alert">
                 <span>{ message }</span>
-                <span class="muted">{ " Showing the seed demo instead." }</span>
+                <span class="muted">{ " " }{ outcome }</span>
                 <button id="link-error-dismiss" class="icon" title="Dismiss" aria-label="Dismiss"
                         onclick={Callback::from(move |_| d.dispatch(Action::DismissNotice))}>{ "×" }</button>
             </div>

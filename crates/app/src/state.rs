@@ -195,8 +195,8 @@ pub struct State {
     pub recovery_error: Option<String>,
     /// Why the last fault edit was refused (the scenario would not validate).
     pub fault_error: Option<String>,
-    /// Why the link in the URL did not load (dismissible).
-    pub notice: Option<String>,
+    /// Why the link in the URL did not load, and what runs instead (dismissible).
+    pub notice: Option<(String, &'static str)>,
     /// The chrome-less view for iframes (`embed=1`).
     pub embed: bool,
     /// The options of the link the page opened, if it opened one.
@@ -718,7 +718,7 @@ impl Reducible for State {
                     Err(message) => {
                         // A bad link keeps the running job and says why.
                         let mut next = (*self).clone();
-                        next.notice = Some(message);
+                        next.notice = Some((message, "The running job continues."));
                         next.version += 1;
                         return Rc::new(next);
                     }
