@@ -1,18 +1,70 @@
 //! What travels on a channel: buffers of records, and events that need no credit.
 
 use crate::barrier::CheckpointBarrier;
+use crate::scenario::UPPER_BOUND_MAX_PARALLELISM;
+use crate::state::{assign_to_key_group, java_hash_i32};
 use crate::types::CheckpointId;
 
 /// One record. `origin`/`seq` identify it job-wide (source subtask and its sequence number), so
 /// exactly-once can be verified; `bytes` is its serialized size including the length header.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 pub struct Record {
     pub key: i32,
     pub value: i64,
     pub origin: u32,
     pub seq: u64,
     pub bytes: u32,
+    /// The key's group, once a hash partitioner or keyed operator computed it, as
+    /// `max_parallelism << 16 | key_group` (0: not yet). A cache of a pure function of `key`
+    /// that lives in the struct's padding: a record keyed twice by the same max parallelism
+    /// (keyBy, then a keyed operator or another keyBy) hashes its key once.
+    pub(crate) key_group_memo: u32,
 }
+
+impl Record {
+    pub fn new(key: i32, value: i64, origin: u32, seq: u64, bytes: u32) -> Record {
+        Record {
+            key,
+            value,
+            origin,
+            seq,
+            bytes,
+            key_group_memo: 0,
+        }
+    }
+
+    /// `KeyGroupRangeAssignment.assignToKeyGroup(key, maxParallelism)`.
+    #[inline]
+    pub fn key_group(&self, max_parallelism: u32) -> u32 {
+        if self.key_group_memo >> 16 == max_parallelism && self.key_group_memo != 0 {
+            self.key_group_memo & 0xffff
+        } else {
+            assign_to_key_group(java_hash_i32(self.key), max_parallelism)
+        }
+    }
+
+    /// The memo's upper half for `max_parallelism`, or 0 when it cannot be remembered (Flink's
+    /// bound keeps both halves in range; anything beyond it is simply not cached).
+    #[inline]
+    pub(crate) fn key_group_tag(max_parallelism: u32) -> u32 {
+        if (1..=UPPER_BOUND_MAX_PARALLELISM).contains(&max_parallelism) {
+            max_parallelism << 16
+        } else {
+            0
+        }
+    }
+}
+
+/// Equal records are the same record with the same content; whether a key group is remembered
+/// is not part of it.
+impl PartialEq for Record {
+    fn eq(&self, other: &Record) -> bool {
+        (self.key, self.value, self.origin, self.seq, self.bytes)
+            == (other.key, other.value, other.origin, other.seq, other.bytes)
+    }
+}
+
+impl Eq for Record {}
 
 /// A network buffer (`Buffer` / `BufferConsumer`). `bytes` counts every byte written into it,
 /// including the head of a record that spans into the next buffer; the record itself travels with

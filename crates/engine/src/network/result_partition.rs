@@ -9,13 +9,15 @@ use super::{GlobalChannelId, FLOATING_BUFFERS_PER_GATE, MAX_BUFFERS_PER_CHANNEL}
 use super::{BARRIER_EVENT_BYTES, BUFFERS_PER_CHANNEL};
 
 /// `PipelinedSubpartition`: finished buffers and events waiting for the consumer, plus the
-/// buffer being written (`BufferBuilder`).
+/// buffer being written (`BufferBuilder`), whose fill level is kept in the partition's
+/// [`OpenBuilder`] list.
 #[derive(Debug, Clone)]
 pub struct Subpartition {
     pub queue: VecDeque<NetItem>,
     /// Whether `queue[i]` is a priority event (an unaligned barrier at the head).
     pub priority_events: u32,
-    pub builder: Option<NetBuffer>,
+    /// The records of the buffer being written; its `bytes` are those of [`OpenBuilder`].
+    builder: Option<NetBuffer>,
     /// Bytes of the builder already handed to the consumer as flushed slices.
     pub builder_read: u32,
     /// `flushRequested`: the builder's unread bytes may be read before it is full.
@@ -49,35 +51,6 @@ impl Subpartition {
         }
     }
 
-    /// Whether a consumer may take something now: a priority event always, anything else unless
-    /// blocked; with an empty queue, the flushed part of the builder.
-    pub fn has_available(&self) -> bool {
-        if self.priority_events > 0 {
-            return true;
-        }
-        if self.blocked {
-            return false;
-        }
-        !self.queue.is_empty() || self.flushed_bytes() > 0
-    }
-
-    /// Whether the next available item is a data buffer (it needs credit on a remote channel).
-    pub fn next_is_buffer(&self) -> bool {
-        match self.queue.front() {
-            Some(NetItem::Buffer(_)) => true,
-            Some(NetItem::Event(_)) => false,
-            None => self.flushed_bytes() > 0,
-        }
-    }
-
-    /// Unread bytes of the builder that a flush made readable.
-    fn flushed_bytes(&self) -> u32 {
-        match &self.builder {
-            Some(b) if self.flush_requested => b.bytes - self.builder_read,
-            _ => 0,
-        }
-    }
-
     pub fn head_is_priority(&self) -> bool {
         self.priority_events > 0
     }
@@ -108,6 +81,18 @@ impl Overtaken {
     }
 }
 
+/// The fill level of a subpartition's open `BufferBuilder`. Emitting a record reads and writes
+/// only this (eight bytes per subpartition, side by side) and appends the record to the
+/// partition's staging list; the records reach their builders in one pass when anything reads
+/// a builder. The simulator's own memory layout, not Flink's: a record into one of 128
+/// subpartitions would otherwise touch two cold cache lines.
+#[derive(Debug, Clone, Copy, Default)]
+struct OpenBuilder {
+    /// Bytes written into the buffer, including records still staged.
+    bytes: u32,
+    present: bool,
+}
+
 /// What emitting one record did to the partition.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct EmitOutcome {
@@ -118,6 +103,11 @@ pub struct EmitOutcome {
 #[derive(Debug, Clone)]
 pub struct ResultPartition {
     pub subpartitions: Vec<Subpartition>,
+    /// Per subpartition, its open builder's fill level.
+    open: Vec<OpenBuilder>,
+    /// Records written into open builders and not yet moved into them, oldest first, with
+    /// their subpartition.
+    staged: Vec<(u32, Record)>,
     /// `LocalBufferPool` size: 2N + 8 for a pipelined-bounded partition.
     pub pool_size: u32,
     pub in_use: u32,
@@ -137,6 +127,8 @@ impl ResultPartition {
         let min = n + 1;
         let max = (n * BUFFERS_PER_CHANNEL + FLOATING_BUFFERS_PER_GATE).max(min);
         ResultPartition {
+            open: vec![OpenBuilder::default(); consumers.len()],
+            staged: Vec::new(),
             subpartitions: consumers.into_iter().map(Subpartition::new).collect(),
             pool_size: max,
             in_use: 0,
@@ -145,6 +137,70 @@ impl ResultPartition {
             producer,
             spare: Vec::new(),
         }
+    }
+
+    /// Whether a consumer of `sub` may take something now: a priority event always, anything
+    /// else unless blocked; with an empty queue, the flushed part of the builder.
+    pub fn has_available(&self, sub: usize) -> bool {
+        let s = &self.subpartitions[sub];
+        if s.priority_events > 0 {
+            return true;
+        }
+        if s.blocked {
+            return false;
+        }
+        !s.queue.is_empty() || self.flushed_bytes(sub) > 0
+    }
+
+    /// Whether the next available item of `sub` is a data buffer (it needs credit on a remote
+    /// channel).
+    pub fn next_is_buffer(&self, sub: usize) -> bool {
+        match self.subpartitions[sub].queue.front() {
+            Some(NetItem::Buffer(_)) => true,
+            Some(NetItem::Event(_)) => false,
+            None => self.flushed_bytes(sub) > 0,
+        }
+    }
+
+    /// Unread bytes of `sub`'s builder that a flush made readable.
+    fn flushed_bytes(&self, sub: usize) -> u32 {
+        let (s, open) = (&self.subpartitions[sub], self.open[sub]);
+        if open.present && s.flush_requested {
+            open.bytes - s.builder_read
+        } else {
+            0
+        }
+    }
+
+    /// Moves the staged records into their builders, in emit order.
+    fn materialize(&mut self) {
+        if self.staged.is_empty() {
+            return;
+        }
+        for &(sub, record) in &self.staged {
+            // A record is staged only into a present builder, and every operation that
+            // finishes or reads a builder materializes first.
+            if let Some(b) = self.subpartitions[sub as usize].builder.as_mut() {
+                b.records.push(record);
+            }
+        }
+        self.staged.clear();
+    }
+
+    /// A new, empty builder for `sub`.
+    fn open_builder(&mut self, sub: usize, capacity: usize) {
+        self.request(sub);
+        let records = self.fresh_records(capacity);
+        let s = &mut self.subpartitions[sub];
+        s.builder = Some(NetBuffer {
+            records,
+            ..Default::default()
+        });
+        s.builder_read = 0;
+        self.open[sub] = OpenBuilder {
+            bytes: 0,
+            present: true,
+        };
     }
 
     /// `LocalBufferPool.isAvailable`: a free buffer in the pool and no subpartition at its cap.
@@ -193,12 +249,11 @@ impl ResultPartition {
     /// not fit spans into the next buffer and travels with it.
     pub fn emit(&mut self, sub: usize, record: Record) -> EmitOutcome {
         // The common case, kept small enough to inline: the record fits and leaves room.
-        if let Some(b) = self.subpartitions[sub].builder.as_mut() {
-            if record.bytes < self.segment_size - b.bytes {
-                b.bytes += record.bytes;
-                b.records.push(record);
-                return EmitOutcome::default();
-            }
+        let open = &mut self.open[sub];
+        if open.present && record.bytes < self.segment_size - open.bytes {
+            open.bytes += record.bytes;
+            self.staged.push((sub as u32, record));
+            return EmitOutcome::default();
         }
         self.emit_spanning(sub, record)
     }
@@ -210,53 +265,43 @@ impl ResultPartition {
         let mut outcome = EmitOutcome::default();
         // Small to start: under a buffer timeout most buffers leave with a few records.
         let capacity = ((seg / record.bytes.max(1)) as usize + 1).min(32);
-        if self.subpartitions[sub].builder.is_none() {
-            self.request(sub);
-            let records = self.fresh_records(capacity);
-            self.subpartitions[sub].builder = Some(NetBuffer {
-                records,
-                ..Default::default()
-            });
-            self.subpartitions[sub].builder_read = 0;
+        // The record goes straight into a builder: earlier ones first.
+        self.materialize();
+        if !self.open[sub].present {
+            self.open_builder(sub, capacity);
         }
         let mut remaining = record.bytes;
         loop {
-            let builder = self.subpartitions[sub]
-                .builder
-                .as_mut()
-                .expect("builder present");
-            let room = seg - builder.bytes;
+            let room = seg - self.open[sub].bytes;
             if remaining <= room {
-                builder.bytes += remaining;
-                builder.records.push(record);
-                if builder.bytes == seg {
+                self.open[sub].bytes += remaining;
+                if let Some(b) = self.subpartitions[sub].builder.as_mut() {
+                    b.records.push(record);
+                }
+                if self.open[sub].bytes == seg {
                     self.finish_builder(sub);
                     outcome.finished += 1;
                 }
                 return outcome;
             }
-            builder.bytes = seg;
+            self.open[sub].bytes = seg;
             remaining -= room;
             self.finish_builder(sub);
             outcome.finished += 1;
-            self.request(sub);
-            let records = self.fresh_records(capacity);
-            self.subpartitions[sub].builder = Some(NetBuffer {
-                records,
-                ..Default::default()
-            });
-            self.subpartitions[sub].builder_read = 0;
+            self.open_builder(sub, capacity);
         }
     }
 
     /// Finishes the builder: its unread part is queued as a buffer that owns the segment. When
     /// flushed slices already carried everything, the segment goes straight back to the pool.
     fn finish_builder(&mut self, sub: usize) {
+        self.materialize();
+        let open = std::mem::take(&mut self.open[sub]);
         let s = &mut self.subpartitions[sub];
         let Some(mut b) = s.builder.take() else {
             return;
         };
-        b.bytes -= s.builder_read;
+        b.bytes = open.bytes - s.builder_read;
         s.builder_read = 0;
         s.flush_requested = false;
         if b.bytes == 0 && b.records.is_empty() {
@@ -273,7 +318,12 @@ impl ResultPartition {
     pub fn flush_all(&mut self) -> Vec<usize> {
         let mut flushed = Vec::new();
         for (sub, s) in self.subpartitions.iter_mut().enumerate() {
-            let unread = s.builder.as_ref().map_or(0, |b| b.bytes - s.builder_read);
+            let open = self.open[sub];
+            let unread = if open.present {
+                open.bytes - s.builder_read
+            } else {
+                0
+            };
             if unread > 0 && !s.flush_requested {
                 s.flush_requested = true;
                 flushed.push(sub);
@@ -351,24 +401,26 @@ impl ResultPartition {
     /// The consumer takes the next available item of `sub`. A data buffer stays in use until
     /// [`ResultPartition::recycle`] (a flushed slice owns no buffer and is not recycled).
     pub fn take(&mut self, sub: usize) -> Option<NetItem> {
-        let s = &mut self.subpartitions[sub];
-        if !s.has_available() {
+        if !self.has_available(sub) {
             return None;
         }
-        if s.queue.is_empty() {
+        if self.subpartitions[sub].queue.is_empty() {
             // The flushed part of the builder, as a slice; the builder keeps being written.
+            self.materialize();
             let fresh = self.spare.pop().unwrap_or_default();
+            let written = self.open[sub].bytes;
             let s = &mut self.subpartitions[sub];
             let b = s.builder.as_mut()?;
             let slice = NetBuffer {
                 records: std::mem::replace(&mut b.records, fresh),
-                bytes: b.bytes - s.builder_read,
+                bytes: written - s.builder_read,
                 slice: true,
             };
-            s.builder_read = b.bytes;
+            s.builder_read = written;
             s.flush_requested = false;
             return Some(NetItem::Buffer(slice));
         }
+        let s = &mut self.subpartitions[sub];
         let item = s.queue.pop_front()?;
         if s.priority_events > 0 {
             s.priority_events -= 1;
@@ -404,13 +456,7 @@ mod tests {
     use crate::barrier::{CheckpointBarrier, CheckpointOptions, CheckpointType};
 
     fn rec(bytes: u32) -> Record {
-        Record {
-            key: 1,
-            value: 0,
-            origin: 0,
-            seq: 0,
-            bytes,
-        }
+        Record::new(1, 0, 0, 0, bytes)
     }
 
     fn partition(n: u32) -> ResultPartition {
@@ -438,7 +484,7 @@ mod tests {
         };
         assert_eq!(b.bytes, 32768);
         assert_eq!(b.records.len(), 31);
-        assert_eq!(p.subpartitions[0].builder.as_ref().unwrap().bytes, 128);
+        assert_eq!(p.open[0].bytes, 128);
         assert_eq!(p.in_use, 2);
     }
 

@@ -15,10 +15,10 @@ impl Simulation {
         };
         loop {
             let p = &mut self.net.partitions[pid];
-            if !p.subpartitions[sub].has_available() {
+            if !p.has_available(sub) {
                 break;
             }
-            let is_buffer = p.subpartitions[sub].next_is_buffer();
+            let is_buffer = p.next_is_buffer(sub);
             if is_buffer && p.subpartitions[sub].credit == 0 {
                 break;
             }

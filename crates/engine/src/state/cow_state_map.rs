@@ -160,7 +160,26 @@ impl<K: Ord + Hash + Clone, N: Ord + Hash + Clone, V: Clone> CopyOnWriteStateMap
         use std::collections::hash_map::Entry;
         let version = self.state_version;
         let required = self.highest_required_snapshot_version;
-        match self.entries.entry((key, namespace)) {
+        let address = (key, namespace);
+        // Most calls update an existing entry: a plain lookup is cheaper than the entry API,
+        // which moves the key in and out.
+        if let Some(slot) = self.entries.get_mut(&address) {
+            let new = f(Some(&slot.value));
+            if slot.entry_version < required {
+                *slot = StateMapEntry {
+                    value: new.clone(),
+                    entry_version: version,
+                    state_version: version,
+                };
+                self.copies_since_snapshot += 1;
+                self.copies_total += 1;
+            } else {
+                slot.value = new.clone();
+                slot.state_version = version;
+            }
+            return new;
+        }
+        match self.entries.entry(address) {
             Entry::Occupied(mut o) => {
                 let slot = o.get_mut();
                 let new = f(Some(&slot.value));

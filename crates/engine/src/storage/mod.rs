@@ -144,13 +144,7 @@ impl From<&Record> for StoredRecord {
 
 impl From<&StoredRecord> for Record {
     fn from(r: &StoredRecord) -> Self {
-        Record {
-            key: r.key,
-            value: r.value,
-            origin: r.origin,
-            seq: r.seq,
-            bytes: r.bytes,
-        }
+        Record::new(r.key, r.value, r.origin, r.seq, r.bytes)
     }
 }
 

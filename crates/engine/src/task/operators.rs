@@ -104,13 +104,7 @@ impl Datagen {
                 }
             }
         };
-        Record {
-            key: key as i32,
-            value: 1,
-            origin: self.origin,
-            seq,
-            bytes: self.record_bytes,
-        }
+        Record::new(key as i32, 1, self.origin, seq, self.record_bytes)
     }
 
     /// Stores the offset into the split state (done at every snapshot).
@@ -145,12 +139,11 @@ impl Keyed {
         Ok(Keyed { backend, state })
     }
 
-    /// `value += delta` for `key` in `namespace`; returns the new value.
-    pub fn add(&mut self, key: i32, namespace: Namespace, delta: i64) -> Result<i64, String> {
+    /// `value += delta` for the record's key in `namespace`; returns the new value.
+    pub fn add(&mut self, rec: &Record, namespace: Namespace, delta: i64) -> Result<i64, String> {
+        let kg = rec.key_group(self.backend.max_parallelism());
         self.backend
-            .transform_for_key(StateKey::Int(key), self.state, namespace, |v| {
-                v.unwrap_or(0).wrapping_add(delta) // a Java long wraps
-            })
+            .add_int(rec.key, kg, self.state, namespace, delta)
     }
 }
 
@@ -286,7 +279,7 @@ impl Operator {
                 }
             }
             Operator::KeyedCount(k) => {
-                let count = k.add(rec.key, Namespace::Void, 1)?;
+                let count = k.add(&rec, Namespace::Void, 1)?;
                 out.push(Record {
                     value: count,
                     bytes: KEYED_OUTPUT_BYTES,
@@ -304,7 +297,7 @@ impl Operator {
                     start: start as i64,
                     end: end as i64,
                 };
-                keyed.add(rec.key, ns, rec.value)?;
+                keyed.add(&rec, ns, rec.value)?;
                 timers.insert((end, rec.key));
             }
             Operator::DiscardSink { records } => *records += 1,
@@ -342,7 +335,7 @@ impl Operator {
             Operator::KeyedCount(k) => {
                 out.reserve(input.len());
                 for rec in input {
-                    match k.add(rec.key, Namespace::Void, 1) {
+                    match k.add(rec, Namespace::Void, 1) {
                         Ok(count) => out.push(Record {
                             value: count,
                             bytes: KEYED_OUTPUT_BYTES,
@@ -386,13 +379,7 @@ impl Operator {
             keyed.backend.set_current_key(StateKey::Int(key))?;
             let sum = keyed.backend.value(keyed.state, &ns)?.unwrap_or(0);
             keyed.backend.clear(keyed.state, &ns)?;
-            out.push(Record {
-                key,
-                value: sum,
-                origin: u32::MAX,
-                seq: end,
-                bytes: KEYED_OUTPUT_BYTES,
-            });
+            out.push(Record::new(key, sum, u32::MAX, end, KEYED_OUTPUT_BYTES));
             fired += 1;
         }
         Ok(fired)

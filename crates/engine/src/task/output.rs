@@ -48,8 +48,8 @@ impl OutputRoute {
         let partition = &mut net.partitions[self.partition as usize];
         let n = partition.subpartitions.len() as u32;
         // One loop per partitioner, so the per-record work is only the selection itself.
-        let mut to = |sub: u32, rec: &Record| {
-            if partition.emit(sub as usize, *rec).finished > 0 {
+        let mut to = |sub: u32, rec: Record| {
+            if partition.emit(sub as usize, rec).finished > 0 {
                 touched.push(sub);
             }
         };
@@ -57,22 +57,33 @@ impl OutputRoute {
             Partitioner::Broadcast => {
                 for rec in records {
                     for sub in 0..n {
-                        to(sub, rec);
+                        to(sub, *rec);
                     }
                 }
             }
             Partitioner::Hash => {
                 let (max, p) = (self.downstream_max_parallelism, self.downstream_parallelism);
+                // What a record remembers of its key group under `max` (see `Record`).
+                let tag = Record::key_group_tag(max);
                 for rec in records {
+                    let mut rec = *rec;
                     // `KeyGroupStreamPartitioner`: key group of the key, then its operator index.
-                    let kg = assign_to_key_group(java_hash_i32(rec.key), max);
+                    let kg = if tag != 0 && rec.key_group_memo >> 16 == max {
+                        rec.key_group_memo & 0xffff
+                    } else {
+                        let kg = assign_to_key_group(java_hash_i32(rec.key), max);
+                        if tag != 0 {
+                            rec.key_group_memo = tag | kg;
+                        }
+                        kg
+                    };
                     to(compute_operator_index_for_key_group(max, p, kg), rec);
                 }
             }
             Partitioner::Forward | Partitioner::Rescale | Partitioner::Rebalance => {
                 for rec in records {
                     let sub = self.select(rec, n);
-                    to(sub, rec);
+                    to(sub, *rec);
                 }
             }
         }

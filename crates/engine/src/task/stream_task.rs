@@ -361,9 +361,9 @@ impl StreamTask {
         let c = &ctx.net.channels[self.inputs[ch as usize] as usize];
         match c.kind {
             ChannelKind::Local => {
-                let s = &ctx.net.partitions[c.partition as usize].subpartitions
-                    [c.subpartition as usize];
-                s.has_available().then(|| s.next_is_buffer())
+                let p = &ctx.net.partitions[c.partition as usize];
+                let sub = c.subpartition as usize;
+                p.has_available(sub).then(|| p.next_is_buffer(sub))
             }
             ChannelKind::Remote => c.received.front().map(|i| matches!(i, NetItem::Buffer(_))),
         }
