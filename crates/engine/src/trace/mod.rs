@@ -8,8 +8,6 @@ mod event;
 
 pub use event::{TraceEvent, TraceKind};
 
-use std::collections::VecDeque;
-
 use crate::types::{Micros, SubtaskId};
 
 /// Events kept for display by default.
@@ -17,7 +15,10 @@ pub const DEFAULT_TRACE_CAPACITY: usize = 20_000;
 
 #[derive(Debug, Clone)]
 pub struct Trace {
-    events: VecDeque<TraceEvent>,
+    /// A ring: until it holds `capacity` events they are in order; then the newest overwrites
+    /// the oldest, at `head`, in place.
+    events: Vec<TraceEvent>,
+    head: usize,
     capacity: usize,
     hash: u64,
     count: u64,
@@ -55,7 +56,8 @@ impl Default for Trace {
 impl Trace {
     pub fn new(capacity: usize) -> Self {
         Trace {
-            events: VecDeque::with_capacity(capacity.min(4096)),
+            events: Vec::with_capacity(capacity.clamp(1, 4096)),
+            head: 0,
             capacity: capacity.max(1),
             hash: HASH_SEED,
             count: 0,
@@ -75,20 +77,27 @@ impl Trace {
         kind.hash_into(&mut h);
         self.hash = h.0;
         self.count += 1;
-        if self.events.len() == self.capacity {
-            if self.events.capacity() != self.capacity {
-                // Once, when the ring fills: with no spare slots the newest event takes the
-                // oldest one's memory, so recording touches one cache line, not two.
-                self.events.shrink_to(self.capacity);
-            }
-            self.events.pop_front();
-        }
-        self.events.push_back(TraceEvent {
+        let event = TraceEvent {
             seq: self.count,
             time,
             task,
             kind,
-        });
+        };
+        if self.events.len() < self.capacity {
+            if self.events.len() == self.events.capacity() {
+                // Grow by doubling, but never past the ring's size.
+                let more = self.events.len().min(self.capacity - self.events.len());
+                self.events.reserve_exact(more.max(1));
+            }
+            self.events.push(event);
+        } else {
+            self.events[self.head] = event;
+            self.head = if self.head + 1 == self.capacity {
+                0
+            } else {
+                self.head + 1
+            };
+        }
     }
 
     /// The stable hash of every event recorded so far, as 16 hex digits.
@@ -103,6 +112,78 @@ impl Trace {
 
     /// The newest events, oldest first.
     pub fn events(&self) -> impl DoubleEndedIterator<Item = &TraceEvent> + ExactSizeIterator {
-        self.events.iter()
+        let (newer, older) = self.events.split_at(self.head);
+        Events {
+            first: older.iter(),
+            second: newer.iter(),
+        }
+    }
+}
+
+/// The ring's two runs, oldest first.
+struct Events<'a> {
+    first: std::slice::Iter<'a, TraceEvent>,
+    second: std::slice::Iter<'a, TraceEvent>,
+}
+
+impl<'a> Iterator for Events<'a> {
+    type Item = &'a TraceEvent;
+
+    fn next(&mut self) -> Option<&'a TraceEvent> {
+        self.first.next().or_else(|| self.second.next())
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.first.len() + self.second.len();
+        (n, Some(n))
+    }
+}
+
+impl DoubleEndedIterator for Events<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        self.second.next_back().or_else(|| self.first.next_back())
+    }
+}
+
+impl ExactSizeIterator for Events<'_> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seqs(t: &Trace) -> Vec<u64> {
+        t.events().map(|e| e.seq).collect()
+    }
+
+    #[test]
+    fn the_ring_keeps_the_newest_events_in_order() {
+        let mut t = Trace::new(3);
+        for time in 0..2 {
+            t.record(time, None, TraceKind::TaskFinished);
+        }
+        assert_eq!(seqs(&t), [1, 2]);
+        for time in 2..7 {
+            t.record(time, None, TraceKind::TaskFinished);
+            let n = t.events().len();
+            assert_eq!(n, 3);
+            let newest = t.events().next_back().map(|e| e.seq);
+            assert_eq!(newest, Some(time + 1));
+        }
+        assert_eq!(seqs(&t), [5, 6, 7]);
+        let back: Vec<u64> = t.events().rev().map(|e| e.seq).collect();
+        assert_eq!(back, [7, 6, 5]);
+        assert_eq!(t.total(), 7);
+    }
+
+    #[test]
+    fn the_fingerprint_does_not_depend_on_the_ring_size() {
+        let (mut small, mut large) = (Trace::new(1), Trace::new(100));
+        for time in 0..10 {
+            for t in [&mut small, &mut large] {
+                t.record(time, None, TraceKind::Acknowledged { id: time });
+            }
+        }
+        assert_eq!(small.fingerprint(), large.fingerprint());
+        assert_eq!(small.events().len(), 1);
     }
 }
