@@ -18,32 +18,8 @@ pub struct OutputRoute {
 }
 
 impl OutputRoute {
-    /// `ChannelSelector.selectChannel` for one record (not broadcast).
-    fn select(&mut self, rec: &Record, subpartitions: u32) -> u32 {
-        match self.partitioner {
-            // Pointwise edges: one subpartition, or round-robin over the connected consumers.
-            Partitioner::Forward => 0,
-            Partitioner::Rescale | Partitioner::Rebalance => {
-                let s = self.next % subpartitions;
-                // `(next + 1) % n`, without a second division.
-                self.next = if s + 1 == subpartitions { 0 } else { s + 1 };
-                s
-            }
-            Partitioner::Hash => {
-                // `KeyGroupStreamPartitioner`: key group of the key, then its operator index.
-                let kg =
-                    assign_to_key_group(java_hash_i32(rec.key), self.downstream_max_parallelism);
-                compute_operator_index_for_key_group(
-                    self.downstream_max_parallelism,
-                    self.downstream_parallelism,
-                    kg,
-                )
-            }
-            Partitioner::Broadcast => 0,
-        }
-    }
-
-    /// Emits `records`; returns the subpartitions that got a finished buffer.
+    /// `RecordWriter.emit` with the edge's `ChannelSelector.selectChannel`: emits `records`;
+    /// returns the subpartitions that got a finished buffer.
     pub fn emit(&mut self, net: &mut Network, records: &[Record], touched: &mut Vec<u32>) {
         let partition = &mut net.partitions[self.partition as usize];
         let n = partition.subpartitions.len() as u32;
@@ -80,11 +56,20 @@ impl OutputRoute {
                     to(compute_operator_index_for_key_group(max, p, kg), rec);
                 }
             }
-            Partitioner::Forward | Partitioner::Rescale | Partitioner::Rebalance => {
+            Partitioner::Forward => {
                 for rec in records {
-                    let sub = self.select(rec, n);
-                    to(sub, *rec);
+                    to(0, *rec);
                 }
+            }
+            Partitioner::Rescale | Partitioner::Rebalance => {
+                // Round robin, as `select` does, without matching on the partitioner per record.
+                let mut next = self.next;
+                for rec in records {
+                    let s = next % n;
+                    next = if s + 1 == n { 0 } else { s + 1 };
+                    to(s, *rec);
+                }
+                self.next = next;
             }
         }
         touched.sort_unstable();
