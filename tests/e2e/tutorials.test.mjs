@@ -82,6 +82,8 @@ async function checkStep(page, id, n) {
   assert.equal(await text(page, '#tutorial-step-count'), `Step ${n} of ${EXPECT[id].length}`);
   const selected = await page.locator('#job-graph .subtask.selected').count();
   assert.equal(selected, want.highlight ? 1 : 0, `${id} step ${n} highlight`);
+  // Pointing at a subtask selects it; only a click opens its fault menu.
+  assert.equal(await page.locator('#fault-menu').count(), 0, `${id} step ${n}: no fault menu`);
   // The stop time is the status bar's time.
   const at = stop.match(/at (\d+\.\d{3} s)/);
   if (at) assert.match(await text(page, '#sim-time'), new RegExp(at[1].replace('.', '\\.')));

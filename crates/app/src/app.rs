@@ -155,6 +155,7 @@ pub fn app() -> Html {
     });
     let fault_menu = state
         .inspected
+        .filter(|_| state.fault_menu_open)
         .and_then(|i| sim.tasks.get(i as usize))
         .map(|t| {
             let v = &sim.graph.vertices[t.id.vertex as usize];

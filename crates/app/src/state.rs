@@ -170,6 +170,9 @@ pub struct State {
     pub custom: bool,
     /// The task index the inspector shows.
     pub inspected: Option<u32>,
+    /// Whether the inspected subtask's fault menu is open: a click on a subtask in the graph
+    /// opens it; a tutorial step that only points at a subtask does not.
+    pub fault_menu_open: bool,
     /// Snapshots for time travel.
     pub travel: Rc<RefCell<TimeTravel>>,
     /// Buffers seen queued ahead of each barrier, for "why was checkpoint N slow?".
@@ -218,6 +221,7 @@ impl PartialEq for State {
             && self.seed == other.seed
             && self.custom == other.custom
             && self.inspected == other.inspected
+            && self.fault_menu_open == other.fault_menu_open
             && self.error == other.error
             && self.catch_up == other.catch_up
             && self.recovery_error == other.recovery_error
@@ -283,6 +287,7 @@ impl State {
             help_open: false,
             custom: false,
             inspected: None,
+            fault_menu_open: false,
             travel,
             queue_log: Rc::new(RefCell::new(QueueLog::default())),
             compare: None,
@@ -372,6 +377,7 @@ impl State {
         let mut next = State::with_sim(sim, None, &self.preset, false, self.speed);
         next.custom = self.custom;
         next.inspected = self.inspected;
+        next.fault_menu_open = self.fault_menu_open;
         next.compare = self.compare.clone();
         let log: Vec<_> = self
             .user_log
@@ -663,7 +669,13 @@ impl Reducible for State {
             },
             Action::Inspect(task) => {
                 let mut next = (*self).clone();
-                next.inspected = if self.inspected == task { None } else { task };
+                if task.is_some() && task == self.inspected && !self.fault_menu_open {
+                    // Selected by a tutorial step: a click opens its menu rather than closing.
+                    next.fault_menu_open = true;
+                } else {
+                    next.inspected = if self.inspected == task { None } else { task };
+                    next.fault_menu_open = next.inspected.is_some();
+                }
                 Rc::new(next)
             }
             Action::Seek(t) => {
