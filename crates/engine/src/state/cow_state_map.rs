@@ -152,12 +152,9 @@ impl<K: Ord + Hash + Clone, N: Ord + Hash + Clone, V: Clone> CopyOnWriteStateMap
         }
     }
 
-    /// Mutable access as Flink's `get` gives it for in-place updates: a value older than the highest
-    /// running snapshot is copied first (Flink deep-copies it with the state serializer).
     /// Read-modify-write in one lookup (`StateMap.transform`): `f` gets the current value (if
     /// any) and returns the new one, which is stored with `put`'s copy-on-write rule.
     pub fn transform(&mut self, key: K, namespace: N, f: impl FnOnce(Option<&V>) -> V) -> V {
-        use std::collections::hash_map::Entry;
         let version = self.state_version;
         let required = self.highest_required_snapshot_version;
         let address = (key, namespace);
@@ -179,37 +176,20 @@ impl<K: Ord + Hash + Clone, N: Ord + Hash + Clone, V: Clone> CopyOnWriteStateMap
             }
             return new;
         }
-        match self.entries.entry(address) {
-            Entry::Occupied(mut o) => {
-                let slot = o.get_mut();
-                let new = f(Some(&slot.value));
-                if slot.entry_version < required {
-                    *slot = StateMapEntry {
-                        value: new.clone(),
-                        entry_version: version,
-                        state_version: version,
-                    };
-                    self.copies_since_snapshot += 1;
-                    self.copies_total += 1;
-                } else {
-                    let e = slot;
-                    e.value = new.clone();
-                    e.state_version = version;
-                }
-                new
-            }
-            Entry::Vacant(v) => {
-                let new = f(None);
-                v.insert(StateMapEntry {
-                    value: new.clone(),
-                    entry_version: version,
-                    state_version: version,
-                });
-                new
-            }
-        }
+        let new = f(None);
+        self.entries.insert(
+            address,
+            StateMapEntry {
+                value: new.clone(),
+                entry_version: version,
+                state_version: version,
+            },
+        );
+        new
     }
 
+    /// Mutable access as Flink's `get` gives it for in-place updates: a value older than the highest
+    /// running snapshot is copied first (Flink deep-copies it with the state serializer).
     pub fn get_mut(&mut self, key: &K, namespace: &N) -> Option<&mut V> {
         let version = self.state_version;
         let required = self.highest_required_snapshot_version;
