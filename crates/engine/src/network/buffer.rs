@@ -36,22 +36,29 @@ impl Record {
     /// `KeyGroupRangeAssignment.assignToKeyGroup(key, maxParallelism)`.
     #[inline]
     pub fn key_group(&self, max_parallelism: u32) -> u32 {
-        if self.key_group_memo >> 16 == max_parallelism && self.key_group_memo != 0 {
-            self.key_group_memo & 0xffff
-        } else {
-            assign_to_key_group(java_hash_i32(self.key), max_parallelism)
-        }
+        self.remembered_key_group(max_parallelism)
+            .unwrap_or_else(|| assign_to_key_group(java_hash_i32(self.key), max_parallelism))
     }
 
-    /// The memo's upper half for `max_parallelism`, or 0 when it cannot be remembered (Flink's
-    /// bound keeps both halves in range; anything beyond it is simply not cached).
+    /// [`Self::key_group`], remembered for the next keyBy or keyed operator of the same max
+    /// parallelism (Flink's bound keeps both halves of the memo in range; a larger one is
+    /// simply not cached).
     #[inline]
-    pub(crate) fn key_group_tag(max_parallelism: u32) -> u32 {
-        if (1..=UPPER_BOUND_MAX_PARALLELISM).contains(&max_parallelism) {
-            max_parallelism << 16
-        } else {
-            0
+    pub fn remember_key_group(&mut self, max_parallelism: u32) -> u32 {
+        if let Some(kg) = self.remembered_key_group(max_parallelism) {
+            return kg;
         }
+        let kg = assign_to_key_group(java_hash_i32(self.key), max_parallelism);
+        if (1..=UPPER_BOUND_MAX_PARALLELISM).contains(&max_parallelism) {
+            self.key_group_memo = max_parallelism << 16 | kg;
+        }
+        kg
+    }
+
+    #[inline]
+    fn remembered_key_group(&self, max_parallelism: u32) -> Option<u32> {
+        (self.key_group_memo != 0 && self.key_group_memo >> 16 == max_parallelism)
+            .then_some(self.key_group_memo & 0xffff)
     }
 }
 

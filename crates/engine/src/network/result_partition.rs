@@ -164,9 +164,18 @@ impl ResultPartition {
 
     /// Unread bytes of `sub`'s builder that a flush made readable.
     fn flushed_bytes(&self, sub: usize) -> u32 {
-        let (s, open) = (&self.subpartitions[sub], self.open[sub]);
-        if open.present && s.flush_requested {
-            open.bytes - s.builder_read
+        if self.subpartitions[sub].flush_requested {
+            self.unread_bytes(sub)
+        } else {
+            0
+        }
+    }
+
+    /// Bytes written into `sub`'s builder and not yet handed to the consumer.
+    fn unread_bytes(&self, sub: usize) -> u32 {
+        let open = self.open[sub];
+        if open.present {
+            open.bytes - self.subpartitions[sub].builder_read
         } else {
             0
         }
@@ -317,15 +326,9 @@ impl ResultPartition {
     /// that got new data.
     pub fn flush_all(&mut self) -> Vec<usize> {
         let mut flushed = Vec::new();
-        for (sub, s) in self.subpartitions.iter_mut().enumerate() {
-            let open = self.open[sub];
-            let unread = if open.present {
-                open.bytes - s.builder_read
-            } else {
-                0
-            };
-            if unread > 0 && !s.flush_requested {
-                s.flush_requested = true;
+        for sub in 0..self.subpartitions.len() {
+            if self.unread_bytes(sub) > 0 && !self.subpartitions[sub].flush_requested {
+                self.subpartitions[sub].flush_requested = true;
                 flushed.push(sub);
             }
         }

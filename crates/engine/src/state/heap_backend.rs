@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use super::cow_state_map::CowCounters;
+use super::cow_state_map::{CopyOnWriteStateMap, CowCounters};
 use super::heap_snapshot_strategy::{layout, KeyGroupSnapshot, KeyedStateSnapshot, SnapshotEntry};
 use super::key_group::{check_parallelism, KeyGroupRange, StateKey};
 use super::meta_info::SerializerKind;
@@ -162,11 +162,7 @@ impl HeapKeyedStateBackend {
     ) -> Result<i64, String> {
         let kg = self.key_group_of(&key)?;
         self.current_key = Some((key.clone(), kg));
-        let table = self
-            .tables
-            .get_mut(state.0)
-            .ok_or_else(|| format!("unknown state {state:?}"))?;
-        let map = table.map_mut(kg).ok_or("current key group not in range")?;
+        let map = self.state_map_mut(state, kg)?;
         Ok(map.transform(key, namespace, |v| f(v.copied())))
     }
 
@@ -189,23 +185,33 @@ impl HeapKeyedStateBackend {
             });
         }
         debug_assert_eq!(kg, StateKey::Int(key).key_group(self.max_parallelism));
-        let offset = kg.wrapping_sub(self.key_group_range.start);
-        if offset >= self.key_group_range.len() {
+        if !self.key_group_range.contains(kg) {
             return Err(self.not_owned(&StateKey::Int(key), kg));
         }
         match &mut self.current_key {
             Some((StateKey::Int(k), g)) => (*k, *g) = (key, kg),
             other => *other = Some((StateKey::Int(key), kg)),
         }
-        let table = self
-            .tables
-            .get_mut(state.0)
-            .ok_or_else(|| format!("unknown state {state:?}"))?;
-        let map = table.map_mut(kg).ok_or("current key group not in range")?;
+        let map = self.state_map_mut(state, kg)?;
         // A Java long wraps.
         Ok(map.transform(StateKey::Int(key), namespace, |v| {
             v.copied().unwrap_or(0).wrapping_add(delta)
         }))
+    }
+
+    /// The map of `state` for key group `kg`.
+    fn state_map_mut(
+        &mut self,
+        state: StateId,
+        kg: u32,
+    ) -> Result<&mut CopyOnWriteStateMap<StateKey, Namespace, i64>, String> {
+        let table = self
+            .tables
+            .get_mut(state.0)
+            .ok_or_else(|| format!("unknown state {state:?}"))?;
+        table
+            .map_mut(kg)
+            .ok_or_else(|| "current key group not in range".to_string())
     }
 
     pub fn current_key(&self) -> Option<&StateKey> {
@@ -235,11 +241,7 @@ impl HeapKeyedStateBackend {
         value: i64,
     ) -> Result<(), String> {
         let (key, kg) = self.current_key.clone().ok_or("no current key set")?;
-        let table = self
-            .tables
-            .get_mut(state.0)
-            .ok_or_else(|| format!("unknown state {state:?}"))?;
-        let map = table.map_mut(kg).ok_or("current key group not in range")?;
+        let map = self.state_map_mut(state, kg)?;
         map.put(key, namespace, value);
         Ok(())
     }
@@ -253,11 +255,7 @@ impl HeapKeyedStateBackend {
         f: impl FnOnce(Option<i64>) -> i64,
     ) -> Result<i64, String> {
         let (key, kg) = self.current_key.clone().ok_or("no current key set")?;
-        let table = self
-            .tables
-            .get_mut(state.0)
-            .ok_or_else(|| format!("unknown state {state:?}"))?;
-        let map = table.map_mut(kg).ok_or("current key group not in range")?;
+        let map = self.state_map_mut(state, kg)?;
         Ok(map.transform(key, namespace, |v| f(v.copied())))
     }
 

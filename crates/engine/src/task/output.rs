@@ -3,7 +3,7 @@
 
 use crate::network::{Network, PartitionId, Record};
 use crate::scenario::Partitioner;
-use crate::state::{assign_to_key_group, compute_operator_index_for_key_group, java_hash_i32};
+use crate::state::compute_operator_index_for_key_group;
 
 /// One output edge of a task: its result partition and how records pick a subpartition.
 #[derive(Debug, Clone)]
@@ -39,20 +39,10 @@ impl OutputRoute {
             }
             Partitioner::Hash => {
                 let (max, p) = (self.downstream_max_parallelism, self.downstream_parallelism);
-                // What a record remembers of its key group under `max` (see `Record`).
-                let tag = Record::key_group_tag(max);
                 for rec in records {
                     let mut rec = *rec;
                     // `KeyGroupStreamPartitioner`: key group of the key, then its operator index.
-                    let kg = if tag != 0 && rec.key_group_memo >> 16 == max {
-                        rec.key_group_memo & 0xffff
-                    } else {
-                        let kg = assign_to_key_group(java_hash_i32(rec.key), max);
-                        if tag != 0 {
-                            rec.key_group_memo = tag | kg;
-                        }
-                        kg
-                    };
+                    let kg = rec.remember_key_group(max);
                     to(compute_operator_index_for_key_group(max, p, kg), rec);
                 }
             }
@@ -62,7 +52,7 @@ impl OutputRoute {
                 }
             }
             Partitioner::Rescale | Partitioner::Rebalance => {
-                // Round robin, as `select` does, without matching on the partitioner per record.
+                // Round robin: `(next + 1) % n` without a second division.
                 let mut next = self.next;
                 for rec in records {
                     let s = next % n;

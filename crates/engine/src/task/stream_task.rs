@@ -709,17 +709,13 @@ impl StreamTask {
     fn run_chain_slice(&mut self, from: usize, input: &[Record], ctx: &mut TaskCtx) -> Micros {
         // A chain whose remaining operators all pass records through (a lone source or map):
         // the same work and output as the loop below, without its scratch vectors.
+        let rest = from.min(self.operators.len());
         if !self.has_timers
             && !self.has_collect_sink
-            && self.operators[from.min(self.operators.len())..]
-                .iter()
-                .all(Operator::passes_through)
+            && self.operators[rest..].iter().all(Operator::passes_through)
         {
             let n = input.len() as Micros;
-            let cost = self.costs[from.min(self.costs.len())..]
-                .iter()
-                .map(|c| c * n)
-                .sum();
+            let cost = self.costs[rest..].iter().map(|c| c * n).sum();
             self.emit(input, ctx);
             return cost;
         }
