@@ -262,6 +262,44 @@ impl Settled {
     }
 }
 
+/// A readwrite transaction over both stores, with a watch on its outcome set up before any
+/// request (as [`Settled::watch`] needs).
+struct BothStores {
+    _tx: idb::Transaction,
+    metas: idb::ObjectStore,
+    states: idb::ObjectStore,
+    handle: web_sys::IdbTransaction,
+    done: Settled,
+}
+
+fn both_stores(db: &Database) -> Result<BothStores, StorageError> {
+    let tx = db
+        .transaction(&[CHECKPOINTS, STATE], TransactionMode::ReadWrite)
+        .map_err(classify)?;
+    let metas = tx.object_store(CHECKPOINTS).map_err(classify)?;
+    let states = tx.object_store(STATE).map_err(classify)?;
+    let handle: web_sys::IdbTransaction = metas.transaction().into();
+    let done = Settled::watch(handle.clone());
+    Ok(BothStores {
+        _tx: tx,
+        metas,
+        states,
+        handle,
+        done,
+    })
+}
+
+/// Deletes both records (`_metadata` and state files) of checkpoint `key`.
+async fn delete_both(
+    metas: &idb::ObjectStore,
+    states: &idb::ObjectStore,
+    key: &str,
+) -> Result<(), idb::Error> {
+    metas.delete(Query::from(JsValue::from(key)))?.await?;
+    states.delete(Query::from(JsValue::from(key)))?.await?;
+    Ok(())
+}
+
 /// Writes a checkpoint (state files and `_metadata`) and, with `retain`, discards the job's
 /// checkpoints beyond that many, all in one transaction. Returns the keys discarded.
 pub async fn store(
@@ -281,13 +319,13 @@ pub async fn store(
     let files = Object::new();
     set(&files, "key", key.as_str());
     set(&files, "bytes", Uint8Array::from(state.as_slice()));
-    let tx = db
-        .transaction(&[CHECKPOINTS, STATE], TransactionMode::ReadWrite)
-        .map_err(classify)?;
-    let metas = tx.object_store(CHECKPOINTS).map_err(classify)?;
-    let states = tx.object_store(STATE).map_err(classify)?;
-    let handle: web_sys::IdbTransaction = metas.transaction().into();
-    let done = Settled::watch(handle.clone());
+    let BothStores {
+        _tx,
+        metas,
+        states,
+        handle,
+        done,
+    } = both_stores(db)?;
     let writes = async {
         states.put(&files, None)?.await?;
         metas.put(&meta, None)?.await?;
@@ -308,12 +346,7 @@ pub async fn store(
             let pairs: Vec<(u64, bool)> = ids.iter().map(|(i, s, _)| (*i, *s)).collect();
             for id in retention_discards(&pairs, n) {
                 for (_, _, k) in ids.iter().filter(|(i, s, _)| *i == id && !s) {
-                    metas
-                        .delete(Query::from(JsValue::from(k.as_str())))?
-                        .await?;
-                    states
-                        .delete(Query::from(JsValue::from(k.as_str())))?
-                        .await?;
+                    delete_both(&metas, &states, k).await?;
                     discarded.push(k.clone());
                 }
             }
@@ -339,21 +372,16 @@ pub async fn store(
 
 /// Deletes the given checkpoints (both records of each) in one transaction.
 pub async fn delete(db: &Database, keys: &[String]) -> Result<(), StorageError> {
-    let tx = db
-        .transaction(&[CHECKPOINTS, STATE], TransactionMode::ReadWrite)
-        .map_err(classify)?;
-    let metas = tx.object_store(CHECKPOINTS).map_err(classify)?;
-    let states = tx.object_store(STATE).map_err(classify)?;
-    let handle: web_sys::IdbTransaction = metas.transaction().into();
-    let done = Settled::watch(handle.clone());
+    let BothStores {
+        _tx,
+        metas,
+        states,
+        handle,
+        done,
+    } = both_stores(db)?;
     let result = async {
         for k in keys {
-            metas
-                .delete(Query::from(JsValue::from(k.as_str())))?
-                .await?;
-            states
-                .delete(Query::from(JsValue::from(k.as_str())))?
-                .await?;
+            delete_both(&metas, &states, k).await?;
         }
         Ok::<_, idb::Error>(())
     }
