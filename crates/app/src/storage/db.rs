@@ -319,20 +319,18 @@ pub async fn store(
     let files = Object::new();
     set(&files, "key", key.as_str());
     set(&files, "bytes", Uint8Array::from(state.as_slice()));
-    let BothStores {
-        _tx,
-        metas,
-        states,
-        handle,
-        done,
-    } = both_stores(db)?;
+    let both = both_stores(db)?;
     let writes = async {
-        states.put(&files, None)?.await?;
-        metas.put(&meta, None)?.await?;
+        both.states.put(&files, None)?.await?;
+        both.metas.put(&meta, None)?.await?;
         let mut discarded = Vec::new();
         if let Some(n) = retain {
             let query = Query::from(JsValue::from(job.as_str()));
-            let same_job = metas.index(JOB_INDEX)?.get_all(Some(query), None)?.await?;
+            let same_job = both
+                .metas
+                .index(JOB_INDEX)?
+                .get_all(Some(query), None)?
+                .await?;
             let ids: Vec<(u64, bool, String)> = same_job
                 .iter()
                 .map(|r| {
@@ -346,7 +344,7 @@ pub async fn store(
             let pairs: Vec<(u64, bool)> = ids.iter().map(|(i, s, _)| (*i, *s)).collect();
             for id in retention_discards(&pairs, n) {
                 for (_, _, k) in ids.iter().filter(|(i, s, _)| *i == id && !s) {
-                    delete_both(&metas, &states, k).await?;
+                    delete_both(&both.metas, &both.states, k).await?;
                     discarded.push(k.clone());
                 }
             }
@@ -356,14 +354,15 @@ pub async fn store(
     .await;
     if writes.is_err() {
         // Nothing of a failed write may stay: the state files without `_metadata` are useless.
-        let _ = handle.abort();
+        let _ = both.handle.abort();
     }
-    let committed = done.committed().await;
+    let committed = both.done.committed().await;
     let discarded = writes.map_err(classify)?;
     if committed {
         Ok(discarded)
     } else {
-        Err(handle
+        Err(both
+            .handle
             .error()
             .map(|e| classify(idb::Error::DomException(e)))
             .unwrap_or_else(|| StorageError::Failed("the write was aborted".into())))
@@ -372,24 +371,18 @@ pub async fn store(
 
 /// Deletes the given checkpoints (both records of each) in one transaction.
 pub async fn delete(db: &Database, keys: &[String]) -> Result<(), StorageError> {
-    let BothStores {
-        _tx,
-        metas,
-        states,
-        handle,
-        done,
-    } = both_stores(db)?;
+    let both = both_stores(db)?;
     let result = async {
         for k in keys {
-            delete_both(&metas, &states, k).await?;
+            delete_both(&both.metas, &both.states, k).await?;
         }
         Ok::<_, idb::Error>(())
     }
     .await;
     if result.is_err() {
-        let _ = handle.abort();
+        let _ = both.handle.abort();
     }
-    let committed = done.committed().await;
+    let committed = both.done.committed().await;
     result.map_err(classify)?;
     if committed {
         Ok(())
