@@ -12,7 +12,7 @@ mod ready;
 mod result_partition;
 
 pub use buffer::{NetBuffer, NetEvent, NetItem, Record};
-pub use input_channel::{ChannelKind, InputChannel, InputGate};
+pub use input_channel::{ChannelKind, ChannelRoute, InputChannel, InputGate};
 pub use ready::InputReady;
 pub use result_partition::{EmitOutcome, Overtaken, ResultPartition, Subpartition};
 
@@ -28,6 +28,8 @@ pub type GlobalChannelId = u32;
 pub struct Network {
     pub partitions: Vec<ResultPartition>,
     pub channels: Vec<InputChannel>,
+    /// `channels`' routing fields, side by side (see [`ChannelRoute`]).
+    pub routes: Vec<ChannelRoute>,
     pub gates: Vec<InputGate>,
     /// Per task (by task index): its channels that may have data.
     pub ready: Vec<InputReady>,

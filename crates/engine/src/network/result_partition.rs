@@ -15,13 +15,11 @@ use super::{BARRIER_EVENT_BYTES, BUFFERS_PER_CHANNEL};
 pub struct Subpartition {
     pub queue: VecDeque<NetItem>,
     /// Whether `queue[i]` is a priority event (an unaligned barrier at the head).
-    pub priority_events: u32,
+    priority_events: u32,
     /// The records of the buffer being written; its `bytes` are those of [`OpenBuilder`].
     builder: Option<NetBuffer>,
     /// Bytes of the builder already handed to the consumer as flushed slices.
-    pub builder_read: u32,
-    /// `flushRequested`: the builder's unread bytes may be read before it is full.
-    pub flush_requested: bool,
+    builder_read: u32,
     /// Buffers of this subpartition taken from the pool and not yet recycled: the builder, the
     /// queued ones and those a local consumer is still reading.
     pub in_use: u32,
@@ -29,24 +27,20 @@ pub struct Subpartition {
     pub blocked: bool,
     /// Remote channels: credit the consumer has announced and the sender not yet used.
     pub credit: u32,
-    /// The consumer's channel.
-    pub consumer: GlobalChannelId,
     /// Data buffers queued (`getBuffersInBacklog`).
     pub backlog: u32,
 }
 
 impl Subpartition {
-    fn new(consumer: GlobalChannelId) -> Self {
+    fn new() -> Self {
         Subpartition {
             queue: VecDeque::new(),
             priority_events: 0,
             builder: None,
             builder_read: 0,
-            flush_requested: false,
             in_use: 0,
             blocked: false,
             credit: BUFFERS_PER_CHANNEL,
-            consumer,
             backlog: 0,
         }
     }
@@ -84,13 +78,16 @@ impl Overtaken {
 /// The fill level of a subpartition's open `BufferBuilder`. Emitting a record reads and writes
 /// only this (eight bytes per subpartition, side by side) and appends the record to the
 /// partition's staging list; the records reach their builders in one pass when anything reads
-/// a builder. The simulator's own memory layout, not Flink's: a record into one of 128
-/// subpartitions would otherwise touch two cold cache lines.
+/// a builder. The output flusher, and a consumer looking for flushed data, read only this too.
+/// The simulator's own memory layout, not Flink's: a record into one of 128 subpartitions
+/// would otherwise touch two cold cache lines.
 #[derive(Debug, Clone, Copy, Default)]
 struct OpenBuilder {
     /// Bytes written into the buffer, including records still staged.
     bytes: u32,
     present: bool,
+    /// `flushRequested`: the unread bytes may be read before the buffer is full.
+    flush_requested: bool,
 }
 
 /// What emitting one record did to the partition.
@@ -105,6 +102,12 @@ pub struct ResultPartition {
     pub subpartitions: Vec<Subpartition>,
     /// Per subpartition, its open builder's fill level.
     open: Vec<OpenBuilder>,
+    /// Per subpartition, its consumer's channel, side by side for the notifications a flush
+    /// sends to every consumer.
+    consumers: Vec<GlobalChannelId>,
+    /// Priority events queued over all subpartitions (usually none, so a notification need
+    /// not look into the subpartition).
+    priority_events: u32,
     /// Records written into open builders and not yet moved into them, oldest first, with
     /// their subpartition.
     staged: Vec<(u32, Record)>,
@@ -129,7 +132,9 @@ impl ResultPartition {
         ResultPartition {
             open: vec![OpenBuilder::default(); consumers.len()],
             staged: Vec::new(),
-            subpartitions: consumers.into_iter().map(Subpartition::new).collect(),
+            subpartitions: consumers.iter().map(|_| Subpartition::new()).collect(),
+            consumers,
+            priority_events: 0,
             pool_size: max,
             in_use: 0,
             subpartitions_at_max: 0,
@@ -162,9 +167,19 @@ impl ResultPartition {
         }
     }
 
+    /// The channel consuming `sub`.
+    pub fn consumer(&self, sub: usize) -> GlobalChannelId {
+        self.consumers[sub]
+    }
+
+    /// Whether `sub`'s next item is a priority event (an unaligned barrier).
+    pub fn head_is_priority(&self, sub: usize) -> bool {
+        self.priority_events > 0 && self.subpartitions[sub].head_is_priority()
+    }
+
     /// Unread bytes of `sub`'s builder that a flush made readable.
     fn flushed_bytes(&self, sub: usize) -> u32 {
-        if self.subpartitions[sub].flush_requested {
+        if self.open[sub].flush_requested {
             self.unread_bytes(sub)
         } else {
             0
@@ -209,6 +224,7 @@ impl ResultPartition {
         self.open[sub] = OpenBuilder {
             bytes: 0,
             present: true,
+            flush_requested: false,
         };
     }
 
@@ -273,7 +289,7 @@ impl ResultPartition {
         let seg = self.segment_size;
         let mut outcome = EmitOutcome::default();
         // Small to start: under a buffer timeout most buffers leave with a few records.
-        let capacity = ((seg / record.bytes.max(1)) as usize + 1).min(32);
+        let capacity = ((seg / record.bytes.max(1)) as usize + 1).min(8);
         // The record goes straight into a builder: earlier ones first.
         self.materialize();
         if !self.open[sub].present {
@@ -312,7 +328,6 @@ impl ResultPartition {
         };
         b.bytes = open.bytes - s.builder_read;
         s.builder_read = 0;
-        s.flush_requested = false;
         if b.bytes == 0 && b.records.is_empty() {
             self.recycle(sub);
         } else {
@@ -327,8 +342,8 @@ impl ResultPartition {
     pub fn flush_all(&mut self) -> Vec<usize> {
         let mut flushed = Vec::new();
         for sub in 0..self.subpartitions.len() {
-            if self.unread_bytes(sub) > 0 && !self.subpartitions[sub].flush_requested {
-                self.subpartitions[sub].flush_requested = true;
+            if self.unread_bytes(sub) > 0 && !self.open[sub].flush_requested {
+                self.open[sub].flush_requested = true;
                 flushed.push(sub);
             }
         }
@@ -358,6 +373,7 @@ impl ResultPartition {
             let at = s.priority_events as usize;
             s.queue.insert(at, NetItem::Event(event.clone()));
             s.priority_events += 1;
+            self.priority_events += 1;
         }
         overtaken
     }
@@ -386,6 +402,7 @@ impl ResultPartition {
         s.queue
             .insert(at, NetItem::Event(NetEvent::Barrier(b.as_unaligned())));
         s.priority_events += 1;
+        self.priority_events += 1;
         Some(ahead)
     }
 
@@ -420,13 +437,14 @@ impl ResultPartition {
                 slice: true,
             };
             s.builder_read = written;
-            s.flush_requested = false;
+            self.open[sub].flush_requested = false;
             return Some(NetItem::Buffer(slice));
         }
         let s = &mut self.subpartitions[sub];
         let item = s.queue.pop_front()?;
         if s.priority_events > 0 {
             s.priority_events -= 1;
+            self.priority_events -= 1;
         }
         match &item {
             NetItem::Buffer(_) => s.backlog = s.backlog.saturating_sub(1),

@@ -2,7 +2,7 @@
 //! (`ExecutionGraph` + `ShuffleEnvironment` in Flink), operators with their initial state.
 
 use crate::barrier::{AnyBarrierHandler, CheckpointBarrierTracker, SingleCheckpointBarrierHandler};
-use crate::network::{ChannelKind, InputChannel, InputGate, Network, ResultPartition};
+use crate::network::{ChannelKind, ChannelRoute, InputChannel, InputGate, Network, ResultPartition};
 use crate::scenario::{CheckpointingMode, JobGraph, Partitioner, Scenario};
 use crate::task::{pointwise_targets, Operator, OutputRoute, StreamTask};
 use crate::types::SubtaskId;
@@ -116,6 +116,7 @@ pub fn deploy(scenario: &Scenario, graph: &JobGraph) -> Result<Deployment, Strin
         }
     }
 
+    net.routes = net.channels.iter().map(ChannelRoute::of).collect();
     net.ready = inputs
         .iter()
         .map(|i| crate::network::InputReady::new(i.len()))

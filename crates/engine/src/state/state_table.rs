@@ -9,12 +9,23 @@ use super::key_group::{KeyGroupRange, StateKey};
 use super::meta_info::{BackendStateType, SerializerKind, StateMetaInfo};
 
 /// The namespace half of a state entry's `(key, namespace)` address.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Namespace {
     /// `VoidNamespace`: plain keyed state outside windows.
     Void,
     /// `TimeWindow`: window state, e.g. a windowed sum per (key, window).
     TimeWindow { start: i64, end: i64 },
+}
+
+/// `VoidNamespace` adds nothing to an address's hash (it is the only namespace of plain keyed
+/// state), so a per-key counter hashes just its key.
+impl std::hash::Hash for Namespace {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        if let Namespace::TimeWindow { start, end } = self {
+            state.write_i64(*start);
+            state.write_i64(*end);
+        }
+    }
 }
 
 impl Namespace {

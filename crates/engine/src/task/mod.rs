@@ -22,7 +22,7 @@ pub use stream_task::{StreamTask, TaskStatus, PROCESSING_QUANTUM};
 pub use time::{TaskTime, TimeSplit, TimeState};
 
 use crate::coordinator::{CheckpointFailureReason, SubtaskCheckpointMetrics};
-use crate::network::{ChannelKind, GlobalChannelId, Network, PartitionId};
+use crate::network::{GlobalChannelId, Network, PartitionId};
 use crate::trace::Trace;
 use crate::types::{CheckpointId, Micros, MICROS_PER_SEC};
 
@@ -144,19 +144,17 @@ impl TaskCtx<'_> {
 /// New data in subpartition `sub` of `pid`: a local consumer may read it now; a remote channel's
 /// sender may put it on the wire.
 pub fn notify_consumer(pid: PartitionId, sub: u32, ctx: &mut TaskCtx) {
-    let s = &ctx.net.partitions[pid as usize].subpartitions[sub as usize];
-    let (g, priority) = (s.consumer, s.head_is_priority());
-    let c = &ctx.net.channels[g as usize];
-    match c.kind {
-        ChannelKind::Local => {
-            let (task, index) = (c.task, c.index);
-            let ready = &mut ctx.net.ready[task as usize];
-            ready.push(index);
-            if priority {
-                ready.push_priority(index);
-            }
-            ctx.effects.push(TaskEffect::Poke { task });
+    let p = &ctx.net.partitions[pid as usize];
+    let (g, priority) = (p.consumer(sub as usize), p.head_is_priority(sub as usize));
+    let c = ctx.net.routes[g as usize];
+    if c.local {
+        let ready = &mut ctx.net.ready[c.task as usize];
+        ready.push(c.index);
+        if priority {
+            ready.push_priority(c.index);
         }
-        ChannelKind::Remote => ctx.effects.push(TaskEffect::SendOnChannel { channel: g }),
+        ctx.effects.push(TaskEffect::Poke { task: c.task });
+    } else {
+        ctx.effects.push(TaskEffect::SendOnChannel { channel: g });
     }
 }

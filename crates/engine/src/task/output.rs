@@ -52,10 +52,11 @@ impl OutputRoute {
                 }
             }
             Partitioner::Rescale | Partitioner::Rebalance => {
-                // Round robin: `(next + 1) % n` without a second division.
-                let mut next = self.next;
+                // Round robin: one division for the start (it may lie past `n`), then
+                // `(next + 1) % n` by comparison.
+                let mut next = self.next % n;
                 for rec in records {
-                    let s = next % n;
+                    let s = next;
                     next = if s + 1 == n { 0 } else { s + 1 };
                     to(s, *rec);
                 }
