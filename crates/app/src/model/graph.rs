@@ -165,8 +165,8 @@ pub fn graph_model(sim: &Simulation) -> GraphModel {
         .collect();
     for p in &sim.net.partitions {
         let producer = &sim.tasks[p.producer as usize];
-        for s in &p.subpartitions {
-            let Some(channel) = sim.net.channels.get(s.consumer as usize) else {
+        for (sub, s) in p.subpartitions.iter().enumerate() {
+            let Some(channel) = sim.net.channels.get(p.consumer(sub) as usize) else {
                 continue;
             };
             let consumer = &sim.tasks[channel.task as usize];

@@ -25,8 +25,8 @@ const KEEP_CHECKPOINTS: u64 = 40;
 pub fn observe_barriers(sim: &Simulation, log: &mut QueueLog) {
     let mut newest = 0;
     for p in &sim.net.partitions {
-        for s in &p.subpartitions {
-            let Some(channel) = sim.net.channels.get(s.consumer as usize) else {
+        for (sub, s) in p.subpartitions.iter().enumerate() {
+            let Some(channel) = sim.net.channels.get(p.consumer(sub) as usize) else {
                 continue;
             };
             let mut buffers = channel
