@@ -108,9 +108,11 @@ pub struct ResultPartition {
     /// Priority events queued over all subpartitions (usually none, so a notification need
     /// not look into the subpartition).
     priority_events: u32,
-    /// Records written into open builders and not yet moved into them, oldest first, with
-    /// their subpartition.
-    staged: Vec<(u32, Record)>,
+    /// Records written into open builders and not yet moved into them, oldest first, and
+    /// beside them their subpartitions. Two lists, not one of pairs: in a pair the record sits
+    /// off its alignment, and copying it there stalls on store forwarding.
+    staged: Vec<Record>,
+    staged_subs: Vec<u32>,
     /// `LocalBufferPool` size: 2N + 8 for a pipelined-bounded partition.
     pub pool_size: u32,
     pub in_use: u32,
@@ -132,6 +134,7 @@ impl ResultPartition {
         ResultPartition {
             open: vec![OpenBuilder::default(); consumers.len()],
             staged: Vec::new(),
+            staged_subs: Vec::new(),
             subpartitions: consumers.iter().map(|_| Subpartition::new()).collect(),
             consumers,
             priority_events: 0,
@@ -201,7 +204,7 @@ impl ResultPartition {
         if self.staged.is_empty() {
             return;
         }
-        for &(sub, record) in &self.staged {
+        for (&sub, &record) in self.staged_subs.iter().zip(&self.staged) {
             // A record is staged only into a present builder, and every operation that
             // finishes or reads a builder materializes first.
             if let Some(b) = self.subpartitions[sub as usize].builder.as_mut() {
@@ -209,6 +212,7 @@ impl ResultPartition {
             }
         }
         self.staged.clear();
+        self.staged_subs.clear();
     }
 
     /// A new, empty builder for `sub`.
@@ -277,7 +281,8 @@ impl ResultPartition {
         let open = &mut self.open[sub];
         if open.present && record.bytes < self.segment_size - open.bytes {
             open.bytes += record.bytes;
-            self.staged.push((sub as u32, record));
+            self.staged.push(record);
+            self.staged_subs.push(sub as u32);
             return EmitOutcome::default();
         }
         self.emit_spanning(sub, record)
