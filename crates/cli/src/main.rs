@@ -4,6 +4,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod bench;
 mod fuzz;
 mod replay;
