@@ -2,7 +2,9 @@
 //! (`ExecutionGraph` + `ShuffleEnvironment` in Flink), operators with their initial state.
 
 use crate::barrier::{AnyBarrierHandler, CheckpointBarrierTracker, SingleCheckpointBarrierHandler};
-use crate::network::{ChannelKind, ChannelRoute, InputChannel, InputGate, Network, ResultPartition};
+use crate::network::{
+    ChannelKind, ChannelRoute, InputChannel, InputGate, Network, ResultPartition,
+};
 use crate::scenario::{CheckpointingMode, JobGraph, Partitioner, Scenario};
 use crate::task::{pointwise_targets, Operator, OutputRoute, StreamTask};
 use crate::types::SubtaskId;
