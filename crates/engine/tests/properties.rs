@@ -14,6 +14,7 @@
 
 use std::collections::BTreeMap;
 
+use barrierlab_engine::network::ChannelRoute;
 use barrierlab_engine::scenario::{
     preset, EdgeSpec, Fault, KeyDistribution, OperatorKind, OperatorSpec, Partitioner, Scenario,
 };
@@ -337,6 +338,21 @@ fn check(c: &Case) -> Result<(), TestCaseError> {
         "ids increase: {:?}",
         ids
     );
+
+    // The dense routes are the channels' own, and each subpartition's consumer reads it back,
+    // also after restarts redeployed the job.
+    for (g, channel) in sim.net.channels.iter().enumerate() {
+        prop_assert_eq!(sim.net.routes[g], ChannelRoute::of(channel));
+    }
+    for (pid, p) in sim.net.partitions.iter().enumerate() {
+        for sub in 0..p.subpartitions.len() {
+            let route = sim.net.routes[p.consumer(sub) as usize];
+            prop_assert_eq!(
+                (route.partition, route.subpartition),
+                (pid as u32, sub as u32)
+            );
+        }
+    }
 
     let v = sim.verification();
     prop_assert_eq!(v.missing, 0, "no record lost: {:?}", v);

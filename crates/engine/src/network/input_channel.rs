@@ -18,7 +18,7 @@ pub enum ChannelKind {
 /// Where a channel reads from and whom it wakes: the fixed part of an [`InputChannel`], kept
 /// in its own dense list. Every buffer looks it up several times (notify, availability, take,
 /// recycle); 49 k full channels (with their remote queues) span 6 MB, their routes 1 MB.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ChannelRoute {
     pub partition: PartitionId,
     pub subpartition: u32,

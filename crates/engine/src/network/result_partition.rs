@@ -490,6 +490,12 @@ mod tests {
     }
 
     #[test]
+    fn each_subpartition_knows_its_consumer() {
+        let p = ResultPartition::new(0, vec![7, 3, 9], 32 * 1024);
+        assert_eq!((0..3).map(|s| p.consumer(s)).collect::<Vec<_>>(), [7, 3, 9]);
+    }
+
+    #[test]
     fn pool_is_two_n_plus_eight() {
         assert_eq!(partition(2).pool_size, 12);
         assert_eq!(partition(1).pool_size, 10);
@@ -552,12 +558,15 @@ mod tests {
             timestamp: 0,
             options: CheckpointOptions::for_config(CheckpointType::Checkpoint, true, true, 0),
         };
+        assert!(!p.head_is_priority(0));
         let overtaken = p.broadcast_priority_event(NetEvent::Barrier(unaligned));
         assert_eq!(overtaken[0].bytes, 32768);
         assert_eq!(overtaken[0].records.len(), 1);
+        assert!(p.head_is_priority(0));
         assert!(
             matches!(p.take(0), Some(NetItem::Event(_))),
             "priority passes a block"
         );
+        assert!(!p.head_is_priority(0));
     }
 }
