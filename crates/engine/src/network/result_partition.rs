@@ -16,8 +16,9 @@ pub struct Subpartition {
     pub queue: VecDeque<NetItem>,
     /// Whether `queue[i]` is a priority event (an unaligned barrier at the head).
     priority_events: u32,
-    /// The records of the buffer being written; its `bytes` are those of [`OpenBuilder`].
-    builder: Option<NetBuffer>,
+    /// The records of the buffer being written; whether it is open, and its bytes, are kept
+    /// in [`OpenBuilder`].
+    builder_records: Vec<Record>,
     /// Bytes of the builder already handed to the consumer as flushed slices.
     builder_read: u32,
     /// Buffers of this subpartition taken from the pool and not yet recycled: the builder, the
@@ -36,7 +37,7 @@ impl Subpartition {
         Subpartition {
             queue: VecDeque::new(),
             priority_events: 0,
-            builder: None,
+            builder_records: Vec::new(),
             builder_read: 0,
             in_use: 0,
             blocked: false,
@@ -207,9 +208,9 @@ impl ResultPartition {
         for (&sub, &record) in self.staged_subs.iter().zip(&self.staged) {
             // A record is staged only into a present builder, and every operation that
             // finishes or reads a builder materializes first.
-            if let Some(b) = self.subpartitions[sub as usize].builder.as_mut() {
-                b.records.push(record);
-            }
+            self.subpartitions[sub as usize]
+                .builder_records
+                .push(record);
         }
         self.staged.clear();
         self.staged_subs.clear();
@@ -220,10 +221,7 @@ impl ResultPartition {
         self.request(sub);
         let records = self.fresh_records(capacity);
         let s = &mut self.subpartitions[sub];
-        s.builder = Some(NetBuffer {
-            records,
-            ..Default::default()
-        });
+        s.builder_records = records;
         s.builder_read = 0;
         self.open[sub] = OpenBuilder {
             bytes: 0,
@@ -305,9 +303,7 @@ impl ResultPartition {
             let room = seg - self.open[sub].bytes;
             if remaining <= room {
                 self.open[sub].bytes += remaining;
-                if let Some(b) = self.subpartitions[sub].builder.as_mut() {
-                    b.records.push(record);
-                }
+                self.subpartitions[sub].builder_records.push(record);
                 if self.open[sub].bytes == seg {
                     self.finish_builder(sub);
                     outcome.finished += 1;
@@ -327,11 +323,15 @@ impl ResultPartition {
     fn finish_builder(&mut self, sub: usize) {
         self.materialize();
         let open = std::mem::take(&mut self.open[sub]);
-        let s = &mut self.subpartitions[sub];
-        let Some(mut b) = s.builder.take() else {
+        if !open.present {
             return;
+        }
+        let s = &mut self.subpartitions[sub];
+        let b = NetBuffer {
+            records: std::mem::take(&mut s.builder_records),
+            bytes: open.bytes - s.builder_read,
+            slice: false,
         };
-        b.bytes = open.bytes - s.builder_read;
         s.builder_read = 0;
         if b.bytes == 0 && b.records.is_empty() {
             self.recycle(sub);
@@ -431,13 +431,15 @@ impl ResultPartition {
         }
         if self.subpartitions[sub].queue.is_empty() {
             // The flushed part of the builder, as a slice; the builder keeps being written.
+            if !self.open[sub].present {
+                return None;
+            }
             self.materialize();
             let fresh = self.spare.pop().unwrap_or_default();
             let written = self.open[sub].bytes;
             let s = &mut self.subpartitions[sub];
-            let b = s.builder.as_mut()?;
             let slice = NetBuffer {
-                records: std::mem::replace(&mut b.records, fresh),
+                records: std::mem::replace(&mut s.builder_records, fresh),
                 bytes: written - s.builder_read,
                 slice: true,
             };
