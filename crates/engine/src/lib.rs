@@ -4,6 +4,7 @@
 //! uses float transcendental math, so the same scenario and seed give the same run natively and in wasm.
 
 pub mod barrier;
+pub mod channel_state;
 pub mod coordinator;
 pub mod network;
 pub mod replay;

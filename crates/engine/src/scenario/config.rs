@@ -59,6 +59,7 @@ pub struct FlinkConfig {
     pub tolerable_failed_checkpoints: u32,
     pub unaligned_enabled: bool,
     pub aligned_checkpoint_timeout: Micros,
+    pub max_subtasks_per_channel_state_file: u32,
     pub num_retained: u32,
     pub externalized_checkpoint_retention: ExternalizedCheckpointRetention,
     pub checkpoints_after_tasks_finish: bool,
@@ -73,6 +74,7 @@ pub struct FlinkConfig {
     pub restart_strategy: RestartStrategy,
     pub web_checkpoints_history: u32,
     pub rpc_latency: Micros,
+    pub task_deploy_time: Micros,
     pub network_latency: Micros,
     /// Bytes per second.
     pub network_throughput: u64,
@@ -219,6 +221,8 @@ impl FlinkConfig {
             unaligned_enabled: r.bool("execution.checkpointing.unaligned.enabled"),
             aligned_checkpoint_timeout: r
                 .micros("execution.checkpointing.aligned-checkpoint-timeout"),
+            max_subtasks_per_channel_state_file: r
+                .u32("execution.checkpointing.unaligned.max-subtasks-per-channel-state-file"),
             num_retained: r.u32("execution.checkpointing.num-retained"),
             externalized_checkpoint_retention: match r
                 .choice("execution.checkpointing.externalized-checkpoint-retention")
@@ -243,6 +247,7 @@ impl FlinkConfig {
             restart_strategy: read_restart_strategy(&mut r, checkpoint_interval.is_some()),
             web_checkpoints_history: r.u32("web.checkpoints.history"),
             rpc_latency: r.micros("barrierlab.rpc-latency"),
+            task_deploy_time: r.micros("barrierlab.task-deploy-time"),
             network_latency: r.micros("barrierlab.network-latency"),
             network_throughput: r.bytes("barrierlab.network-throughput"),
             storage_write_latency: r.micros("barrierlab.storage.write-latency"),

@@ -7,6 +7,7 @@
 //! - `set` / `yaml`: `--set KEY=VALUE` and Flink `config.yaml` snippets.
 //! - `validate` / `job_graph`: [`Scenario::validate`] and operator chaining.
 //! - `presets`: ready-made scenarios.
+//! - `vertex_id`: `JobVertexID`s derived from operator uids, as Flink derives them.
 
 mod config;
 mod config_keys;
@@ -16,6 +17,7 @@ mod model;
 mod presets;
 mod set;
 mod validate;
+mod vertex_id;
 mod yaml;
 
 #[cfg(test)]
@@ -44,4 +46,5 @@ pub use model::{
 pub use presets::{preset, PRESETS};
 pub use set::apply_set;
 pub use validate::ValidationError;
+pub use vertex_id::{job_vertex_id, murmur3_128};
 pub use yaml::parse_flink_yaml;

@@ -178,3 +178,32 @@ pub fn deploy(scenario: &Scenario, graph: &JobGraph) -> Result<Deployment, Strin
         taskmanager,
     })
 }
+
+impl super::Simulation {
+    /// The deployed tasks are RUNNING: each runs once, output flushers start, sources anchor
+    /// their rate limiters now (they produce from here on), and the coordinator gets its plan.
+    pub(super) fn tasks_running(&mut self) {
+        let now = self.now;
+        for t in 0..self.tasks.len() as u32 {
+            if let Some(Operator::Datagen(dg)) = self.tasks[t as usize].operators.first_mut() {
+                dg.base_time = now;
+                dg.base_seq = dg.next_seq;
+            }
+            self.schedule_wake(t, now);
+            if let Some(timeout) = self.params.buffer_timeout {
+                if !self.tasks[t as usize].outputs.is_empty() {
+                    self.queue
+                        .push(now + timeout, super::Event::OutputFlush { task: t });
+                }
+            }
+        }
+        let sources: Vec<SubtaskId> = self
+            .tasks
+            .iter()
+            .filter(|t| t.is_source())
+            .map(|t| t.id)
+            .collect();
+        let all: Vec<SubtaskId> = self.tasks.iter().map(|t| t.id).collect();
+        self.coordinator_input(crate::coordinator::CoordinatorInput::SetPlan { sources, all });
+    }
+}

@@ -95,6 +95,7 @@ impl Simulation {
             }
             CoordinatorEffect::CheckpointCompleted { checkpoint } => {
                 let id = checkpoint.id;
+                self.drop_channel_state_files(id);
                 let size: u64 = checkpoint.handles.iter().map(|h| h.checkpointed_size).sum();
                 self.trace.record(
                     now,
@@ -160,6 +161,7 @@ impl Simulation {
                     },
                 );
                 self.acked_state.retain(|(cid, _), _| *cid != id);
+                self.drop_channel_state_files(id);
             }
             CoordinatorEffect::RequestQueued { .. } => {}
             CoordinatorEffect::RequestRejected { reason, .. } => self.trace.record(

@@ -243,6 +243,7 @@ impl Simulation {
         let n = d.tasks.len();
         self.tasks = d.tasks;
         self.net = d.net;
+        self.channel_state = super::channel_state_writers(&self.graph, &d.taskmanager);
         self.taskmanager = d.taskmanager;
         self.wake_at = vec![None; n];
         self.timer_at = vec![None; n];

@@ -3,6 +3,7 @@
 //! The whole `Simulation` is `Clone`, so a UI can keep snapshots and re-run from them.
 
 mod build;
+mod channel_state;
 mod coordination;
 mod external;
 mod failover;
@@ -23,6 +24,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
 
+use crate::channel_state::ChannelStateWriters;
 use crate::coordinator::{
     CheckpointCoordinator, CheckpointCoordinatorConfiguration, CoordinatorInput, CoordinatorTimer,
     ExternalizedCheckpointRetention,
@@ -31,7 +33,8 @@ use crate::network::Network;
 use crate::scenario::{CheckpointingMode, JobGraph, Scenario};
 use crate::task::{Mail, StreamTask, TaskCtx, TaskEffect, TaskParams, TaskStateSnapshot};
 use crate::trace::Trace;
-use crate::types::{CheckpointId, Micros, SubtaskId};
+use crate::types::{CheckpointId, Micros};
+use channel_state::channel_state_writers;
 
 /// Flink's `JobStatus`, as far as the simulation reaches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -87,6 +90,11 @@ pub(crate) enum Event {
         task: u32,
         id: CheckpointId,
     },
+    /// The channel-state file of `group` for checkpoint `id` is closed.
+    ChannelStateWritten {
+        group: u32,
+        id: CheckpointId,
+    },
     AlignmentTimer {
         task: u32,
         id: CheckpointId,
@@ -113,12 +121,18 @@ pub(crate) enum Event {
     },
     /// The restart strategy's delay is over.
     Restart,
+    /// The tasks of deployment number `deployment` switched to RUNNING.
+    TasksRunning {
+        deployment: u32,
+    },
 }
 
 /// Latencies and timings the loop applies.
 #[derive(Debug, Clone)]
 pub struct SimParams {
     pub rpc_latency: Micros,
+    /// From (re)start until the tasks are RUNNING.
+    pub task_deploy_time: Micros,
     pub network_throughput: u64,
     pub buffer_timeout: Option<Micros>,
     pub task: TaskParams,
@@ -133,6 +147,8 @@ pub struct Simulation {
     pub tasks: Vec<StreamTask>,
     pub net: Network,
     pub taskmanager: Vec<u32>,
+    /// The TaskManagers' shared channel-state files (unaligned checkpoints).
+    pub channel_state: ChannelStateWriters,
     pub coordinator: CheckpointCoordinator,
     pub trace: Trace,
     pub params: SimParams,
@@ -156,6 +172,8 @@ pub struct Simulation {
     /// Operator costs changed by `slow` faults (scenario operator index → cost per record).
     cost_overrides: BTreeMap<usize, Micros>,
     pub restart: failover::RestartState,
+    /// Deployments so far (the first and every restart); a stale `TasksRunning` is ignored.
+    pub(crate) deployments: u32,
     queue: EventQueue<Event>,
     rng: ChaCha8Rng,
     wake_at: Vec<Option<Micros>>,
@@ -212,6 +230,7 @@ impl Simulation {
         let c = &graph.config;
         let params = SimParams {
             rpc_latency: c.rpc_latency,
+            task_deploy_time: c.task_deploy_time,
             network_throughput: c.network_throughput,
             buffer_timeout: (c.buffer_timeout_enabled && c.buffer_timeout > 0)
                 .then_some(c.buffer_timeout),
@@ -222,6 +241,7 @@ impl Simulation {
                 inline_threshold: c.data_inline_threshold,
                 wait_for_final_checkpoint: c.checkpoints_after_tasks_finish
                     && c.checkpoint_interval.is_some(),
+                shared_channel_state_files: c.unaligned_enabled,
             },
         };
         let job_id = format!(
@@ -232,6 +252,7 @@ impl Simulation {
         let coordinator = CheckpointCoordinator::new(coordinator_config(&graph), &job_id)
             .with_stats_history(c.web_checkpoints_history as usize);
         let n = deployment.tasks.len();
+        let channel_state = channel_state_writers(&graph, &deployment.taskmanager);
         let mut sim = Simulation {
             rng: ChaCha8Rng::seed_from_u64(scenario.seed),
             scenario,
@@ -240,6 +261,7 @@ impl Simulation {
             status: JobStatus::Running,
             tasks: deployment.tasks,
             net: deployment.net,
+            channel_state,
             taskmanager: deployment.taskmanager,
             coordinator,
             trace: Trace::default(),
@@ -254,6 +276,7 @@ impl Simulation {
             faults,
             cost_overrides: BTreeMap::new(),
             restart: Default::default(),
+            deployments: 0,
             queue: EventQueue::default(),
             wake_at: vec![None; n],
             timer_at: vec![None; n],
@@ -272,25 +295,23 @@ impl Simulation {
         Ok(sim)
     }
 
-    /// Job start: every task runs once, output flushers start, the coordinator gets its plan
-    /// and starts the periodic scheduler.
+    /// Job (re)start: the job is RUNNING and the periodic scheduler starts; the tasks deploy and
+    /// switch to RUNNING `task_deploy_time` later (until then the coordinator's plan has no
+    /// running tasks, so a trigger fails with NOT_ALL_REQUIRED_TASKS_RUNNING).
     fn start(&mut self) {
-        for t in 0..self.tasks.len() as u32 {
-            self.schedule_wake(t, 0);
-            if let Some(timeout) = self.params.buffer_timeout {
-                if !self.tasks[t as usize].outputs.is_empty() {
-                    self.queue.push(timeout, Event::OutputFlush { task: t });
-                }
-            }
+        let deploy = self.params.task_deploy_time;
+        self.deployments += 1;
+        if deploy == 0 {
+            self.tasks_running();
+        } else {
+            self.coordinator_input(CoordinatorInput::SetPlan {
+                sources: Vec::new(),
+                all: Vec::new(),
+            });
+            let deployment = self.deployments;
+            self.queue
+                .push(self.now + deploy, Event::TasksRunning { deployment });
         }
-        let sources: Vec<SubtaskId> = self
-            .tasks
-            .iter()
-            .filter(|t| t.is_source())
-            .map(|t| t.id)
-            .collect();
-        let all: Vec<SubtaskId> = self.tasks.iter().map(|t| t.id).collect();
-        self.coordinator_input(CoordinatorInput::SetPlan { sources, all });
         if self
             .coordinator
             .config()
@@ -368,6 +389,13 @@ impl Simulation {
                 }
             }
             Event::AsyncDone { task, id } => self.with_task(task, |t, ctx| t.async_done(id, ctx)),
+            Event::ChannelStateWritten { group, id } => {
+                for task in self.channel_state.group_members(group).to_vec() {
+                    if self.tasks[task as usize].status == crate::task::TaskStatus::Running {
+                        self.with_task(task, |t, ctx| t.channel_state_written(id, ctx));
+                    }
+                }
+            }
             Event::AlignmentTimer { task, id } => {
                 if self.alignment_timers.remove(&(task, id)) {
                     self.with_task(task, |t, ctx| {
@@ -390,6 +418,11 @@ impl Simulation {
             Event::ResumeArrive { channel } => self.resume_arrive(channel),
             Event::Fault { index } => self.fire_fault(index as usize),
             Event::Restart => self.restart(),
+            Event::TasksRunning { deployment } => {
+                if deployment == self.deployments {
+                    self.tasks_running();
+                }
+            }
         }
     }
 
@@ -442,6 +475,18 @@ impl Simulation {
             TaskEffect::AsyncDone { task, id, at } => {
                 self.queue.push(at, Event::AsyncDone { task, id })
             }
+            TaskEffect::ChannelStateStarted { task, id } => {
+                let tasks = &self.tasks;
+                let live = |t: u32| tasks[t as usize].status == crate::task::TaskStatus::Running;
+                self.channel_state.start(task, id, &live);
+            }
+            TaskEffect::ChannelStateComplete { task, id, bytes } => {
+                let tasks = &self.tasks;
+                let live = |t: u32| tasks[t as usize].status == crate::task::TaskStatus::Running;
+                if let Some(done) = self.channel_state.complete(task, id, bytes, &live) {
+                    self.close_channel_state_file(done);
+                }
+            }
             TaskEffect::AlignmentTimer { task, id, at } => {
                 if self.alignment_timers.insert((task, id)) {
                     self.queue.push(at, Event::AlignmentTimer { task, id });
@@ -491,6 +536,7 @@ impl Simulation {
                 );
             }
             TaskEffect::Finished { task } => {
+                self.release_channel_state(task);
                 let input = CoordinatorInput::TasksFinished {
                     tasks: vec![self.tasks[task as usize].id],
                 };

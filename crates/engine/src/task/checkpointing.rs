@@ -86,6 +86,21 @@ pub struct PendingSnapshot {
     /// Aligned-with-timeout output side: the barrier left every output queue or was promoted
     /// by the timeout, so the output channel state is known.
     pub output_settled: bool,
+    /// Where this checkpoint's channel state stands in the shared channel-state file.
+    pub channel_state: ChannelStateProgress,
+}
+
+/// A checkpoint's channel state in its TaskManager's shared file (`channel_state`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChannelStateProgress {
+    /// Aligned checkpoints without a timeout, or unaligned checkpoints off: nothing to write.
+    NotNeeded,
+    /// Started; input or output side still open.
+    Collecting,
+    /// Reported complete; the group's file is not closed yet.
+    Reported,
+    /// The file is closed: the async phase may finish.
+    Written,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -242,6 +257,25 @@ impl StreamTask {
         }
         let input_complete = !unaligned || self.handler.is_none() || self.is_source();
         let barrier_timeoutable = !self.outputs.is_empty() && barrier.options.is_timeoutable();
+        // `CheckpointOptions.needsChannelState`: unaligned, or aligned that may time out.
+        let channel_state = if ctx.params.shared_channel_state_files
+            && (unaligned || barrier.options.is_timeoutable())
+        {
+            ctx.effects.push(TaskEffect::ChannelStateStarted {
+                task: self.index,
+                id,
+            });
+            ChannelStateProgress::Collecting
+        } else {
+            ChannelStateProgress::NotNeeded
+        };
+        // Channel state in a shared file is written by the group's executor, not by this
+        // subtask's async phase.
+        let own_bytes = if channel_state == ChannelStateProgress::NotNeeded {
+            state_bytes + output_persisted
+        } else {
+            state_bytes
+        };
         let metrics = SubtaskCheckpointMetrics {
             sync_duration: sync,
             async_duration: 0,
@@ -253,7 +287,7 @@ impl StreamTask {
             checkpointed_size: 0,
             unaligned,
         };
-        let async_duration = ctx.params.async_duration(state_bytes + output_persisted);
+        let async_duration = ctx.params.async_duration(own_bytes);
         ctx.effects.push(TaskEffect::AsyncDone {
             task: self.index,
             id,
@@ -269,9 +303,43 @@ impl StreamTask {
                 async_done: false,
                 input_complete,
                 output_settled: !barrier_timeoutable,
+                channel_state,
             },
         );
+        self.maybe_report_channel_state(id, ctx);
         sync
+    }
+
+    /// Once both sides of `id`'s channel state are known, hands it to the shared file.
+    fn maybe_report_channel_state(&mut self, id: CheckpointId, ctx: &mut TaskCtx) {
+        let Some(p) = self.checkpointing.pending.get_mut(&id) else {
+            return;
+        };
+        if p.channel_state != ChannelStateProgress::Collecting
+            || !p.input_complete
+            || !p.output_settled
+        {
+            return;
+        }
+        if let Some((bytes, records)) = self.checkpointing.overtaken_input.remove(&id) {
+            p.snapshot.input_channel_state += bytes;
+            p.snapshot.input_channel_records.extend(records);
+        }
+        p.channel_state = ChannelStateProgress::Reported;
+        let bytes = p.snapshot.output_channel_state + p.snapshot.input_channel_state;
+        ctx.effects.push(TaskEffect::ChannelStateComplete {
+            task: self.index,
+            id,
+            bytes,
+        });
+    }
+
+    /// The shared channel-state file holding `id`'s channel state is closed.
+    pub fn channel_state_written(&mut self, id: CheckpointId, ctx: &mut TaskCtx) {
+        if let Some(p) = self.checkpointing.pending.get_mut(&id) {
+            p.channel_state = ChannelStateProgress::Written;
+        }
+        self.maybe_acknowledge(id, ctx);
     }
 
     /// The async phase of `id` finished writing.
@@ -283,6 +351,7 @@ impl StreamTask {
                 p.output_settled = true;
             }
         }
+        self.maybe_report_channel_state(id, ctx);
         self.maybe_acknowledge(id, ctx);
     }
 
@@ -315,9 +384,13 @@ impl StreamTask {
         };
         p.metrics.alignment_duration = alignment_duration;
         p.metrics.processed_bytes = processed;
-        p.snapshot.input_channel_state = persisted;
+        // Adds to the rest of the buffer being read when the barrier overtook it (counted in
+        // `perform_checkpoint`): both are input channel state.
+        p.snapshot.input_channel_state += persisted;
         p.input_complete = true;
-        if p.async_done {
+        if p.channel_state != ChannelStateProgress::NotNeeded {
+            self.maybe_report_channel_state(id, ctx);
+        } else if p.async_done {
             // The input channel state is written after the last barrier came in.
             let extra = ctx.params.async_duration(persisted);
             p.async_done = false;
@@ -332,11 +405,15 @@ impl StreamTask {
     /// `AsyncCheckpointRunnable` → `reportCompletedSnapshotStates` → `acknowledgeCheckpoint`.
     fn maybe_acknowledge(&mut self, id: CheckpointId, ctx: &mut TaskCtx) {
         let now = ctx.now;
-        let ready = self
-            .checkpointing
-            .pending
-            .get(&id)
-            .is_some_and(|p| p.async_done && p.input_complete && p.output_settled);
+        let ready = self.checkpointing.pending.get(&id).is_some_and(|p| {
+            p.async_done
+                && p.input_complete
+                && p.output_settled
+                && matches!(
+                    p.channel_state,
+                    ChannelStateProgress::NotNeeded | ChannelStateProgress::Written
+                )
+        });
         if !ready {
             return;
         }
@@ -489,6 +566,7 @@ impl StreamTask {
                 }
                 // Output side: barriers of `id` still queued become priority events.
                 self.promote_output_barriers(id, ctx);
+                self.maybe_report_channel_state(id, ctx);
                 self.maybe_acknowledge(id, ctx);
                 busy
             }

@@ -39,6 +39,9 @@ pub struct TaskParams {
     /// `checkpoints-after-tasks-finish` with checkpointing on: a task whose input ended waits for
     /// a final checkpoint before it finishes (`StreamTask.endData` → `waitForFinalCheckpoint`).
     pub wait_for_final_checkpoint: bool,
+    /// Unaligned checkpoints are enabled: channel state goes into files shared by the subtasks
+    /// of a TaskManager (`channel_state`), and a subtask acknowledges only once its file is done.
+    pub shared_channel_state_files: bool,
 }
 
 impl TaskParams {
@@ -85,6 +88,18 @@ pub enum TaskEffect {
         task: u32,
         id: CheckpointId,
         at: Micros,
+    },
+    /// `ChannelStateWriter.start`: the task started a checkpoint that needs channel state.
+    ChannelStateStarted {
+        task: u32,
+        id: CheckpointId,
+    },
+    /// Both sides of the task's channel state for `id` are known: `bytes` go into its group's
+    /// file.
+    ChannelStateComplete {
+        task: u32,
+        id: CheckpointId,
+        bytes: u64,
     },
     AlignmentTimer {
         task: u32,
