@@ -14,7 +14,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::types::CheckpointId;
+use crate::types::{CheckpointId, Micros};
 
 /// The channel state file of one group for one checkpoint (`ChannelStateCheckpointWriter`).
 #[derive(Debug, Clone, Default)]
@@ -24,6 +24,9 @@ struct CheckpointWriter {
     /// Members that started and have not finished both sides yet.
     pending: BTreeSet<u32>,
     bytes: u64,
+    /// When the first member started: the executor writes buffers as they are handed over, so
+    /// the file is written from here on, not only once it can be closed.
+    opened_at: Option<Micros>,
 }
 
 /// The file of a group is complete: close it (after writing `bytes`) and tell `members`.
@@ -33,6 +36,8 @@ pub struct ChannelStateFileDone {
     pub id: CheckpointId,
     pub members: Vec<u32>,
     pub bytes: u64,
+    /// When the first member started the checkpoint (writing began).
+    pub opened_at: Micros,
 }
 
 /// Every channel state executor of the job (`ChannelStateWriteRequestExecutorFactory`, one per
@@ -119,11 +124,12 @@ impl ChannelStateWriters {
         Some((group, writer))
     }
 
-    /// `task` started checkpoint `id` (`ChannelStateWriter.start`).
-    pub fn start(&mut self, task: u32, id: CheckpointId, live: &dyn Fn(u32) -> bool) {
+    /// `task` started checkpoint `id` at `now` (`ChannelStateWriter.start`).
+    pub fn start(&mut self, task: u32, id: CheckpointId, now: Micros, live: &dyn Fn(u32) -> bool) {
         if let Some((_, w)) = self.writer(task, id, live) {
             w.to_register.remove(&task);
             w.pending.insert(task);
+            w.opened_at.get_or_insert(now);
         }
     }
 
@@ -134,9 +140,11 @@ impl ChannelStateWriters {
         task: u32,
         id: CheckpointId,
         bytes: u64,
+        now: Micros,
         live: &dyn Fn(u32) -> bool,
     ) -> Option<ChannelStateFileDone> {
         let (group, w) = self.writer(task, id, live)?;
+        w.opened_at.get_or_insert(now);
         w.to_register.remove(&task);
         w.pending.remove(&task);
         w.bytes += bytes;
@@ -154,6 +162,7 @@ impl ChannelStateWriters {
             id,
             members: self.groups[group as usize].clone(),
             bytes: w.bytes,
+            opened_at: w.opened_at.unwrap_or(0),
         })
     }
 
@@ -209,16 +218,16 @@ mod tests {
     #[test]
     fn the_file_completes_only_when_every_member_started_and_finished() {
         let mut w = ChannelStateWriters::new(&[0, 0, 0], 5);
-        w.start(0, 1, &all);
+        w.start(0, 1, 0, &all);
         assert_eq!(
-            w.complete(0, 1, 100, &all),
+            w.complete(0, 1, 100, 0, &all),
             None,
             "1 and 2 not registered yet"
         );
-        w.start(1, 1, &all);
-        assert_eq!(w.complete(1, 1, 50, &all), None, "2 not registered yet");
-        w.start(2, 1, &all);
-        let done = w.complete(2, 1, 0, &all).expect("all three done");
+        w.start(1, 1, 0, &all);
+        assert_eq!(w.complete(1, 1, 50, 0, &all), None, "2 not registered yet");
+        w.start(2, 1, 0, &all);
+        let done = w.complete(2, 1, 0, 0, &all).expect("all three done");
         assert_eq!(done.members, vec![0, 1, 2]);
         assert_eq!(done.bytes, 150);
         assert_eq!(w.open_files(), 0);
@@ -227,18 +236,18 @@ mod tests {
     #[test]
     fn a_released_member_is_not_waited_for_and_aborts_drop_files() {
         let mut w = ChannelStateWriters::new(&[0, 0], 5);
-        w.start(0, 3, &all);
-        assert_eq!(w.complete(0, 3, 10, &all), None);
+        w.start(0, 3, 0, &all);
+        assert_eq!(w.complete(0, 3, 10, 0, &all), None);
         let done = w.release(1);
         assert_eq!(done.len(), 1, "task 1 finished: nothing else to wait for");
         assert_eq!(done[0].bytes, 10);
         // A member that is not live when the file opens is not waited for either.
         let mut w = ChannelStateWriters::new(&[0, 0], 5);
-        assert!(w.complete(0, 4, 0, &|t| t == 0).is_some());
+        assert!(w.complete(0, 4, 0, 0, &|t| t == 0).is_some());
         // Aborts drop open files.
         let mut w = ChannelStateWriters::new(&[0, 0], 5);
-        w.start(0, 5, &all);
-        w.start(0, 6, &all);
+        w.start(0, 5, 0, &all);
+        w.start(0, 6, 0, &all);
         w.abort_up_to(5);
         assert_eq!(w.open_files(), 1);
     }

@@ -18,20 +18,20 @@ pub(super) fn channel_state_writers(graph: &JobGraph, taskmanager: &[u32]) -> Ch
 }
 
 impl Simulation {
-    /// Every member of a group finished its channel state: the executor writes what is left and
-    /// closes the file (no file at all when nothing was written), then the members' futures
-    /// complete.
+    /// Every member of a group finished its channel state. The executor has been writing since
+    /// the first member started; it finishes writing, closes the file (none at all when nothing
+    /// was written), and the members' futures complete.
     pub(super) fn close_channel_state_file(&mut self, done: ChannelStateFileDone) {
         let p = &self.params.task;
-        let write = if done.bytes == 0 {
-            0
+        let at = if done.bytes == 0 {
+            self.now
         } else {
-            p.storage_write_latency
-                + (u128::from(done.bytes) * u128::from(MICROS_PER_SEC)
-                    / u128::from(p.storage_write_throughput.max(1))) as u64
+            let write = (u128::from(done.bytes) * u128::from(MICROS_PER_SEC)
+                / u128::from(p.storage_write_throughput.max(1))) as u64;
+            self.now.max(done.opened_at + write) + p.storage_write_latency
         };
         self.queue.push(
-            self.now + write,
+            at,
             Event::ChannelStateWritten {
                 group: done.group,
                 id: done.id,

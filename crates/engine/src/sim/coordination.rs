@@ -7,7 +7,7 @@ use crate::coordinator::{CheckpointKind, CoordinatorEffect, CoordinatorInput};
 use crate::task::Mail;
 use crate::task::TaskStateSnapshot;
 use crate::trace::TraceKind;
-use crate::types::{CheckpointId, SubtaskId};
+use crate::types::{CheckpointId, Micros, SubtaskId};
 use std::collections::BTreeMap;
 
 impl Simulation {
@@ -30,11 +30,23 @@ impl Simulation {
     }
 
     fn send_mail(&mut self, to: &[SubtaskId], mail: impl Fn() -> Mail, urgent: bool) {
-        let at = self.now + self.params.rpc_latency;
+        self.send_mail_after(self.params.rpc_latency, false, to, mail, urgent);
+    }
+
+    /// Sends `mail` to each task `latency` from now, plus per-task thread jitter if `jitter`.
+    fn send_mail_after(
+        &mut self,
+        latency: Micros,
+        jitter: bool,
+        to: &[SubtaskId],
+        mail: impl Fn() -> Mail,
+        urgent: bool,
+    ) {
         for id in to {
             if let Some(task) = self.task_index(*id) {
+                let extra = if jitter { self.jitter() } else { 0 };
                 self.queue.push(
-                    at,
+                    self.now + latency + extra,
                     Event::MailArrive {
                         task,
                         mail: Box::new(mail()),
@@ -49,7 +61,10 @@ impl Simulation {
         let now = self.now;
         match effect {
             CoordinatorEffect::ScheduleTimer { at, timer } => {
-                let generation = self.coordinator_timers.get(&timer).map_or(0, |g| g + 1);
+                // Never reused: a cancelled timer's event still in the queue must not match a
+                // timer scheduled after the cancel.
+                self.timer_generations += 1;
+                let generation = self.timer_generations;
                 self.coordinator_timers.insert(timer, generation);
                 self.queue
                     .push(at, Event::CoordinatorTimer { timer, generation });
@@ -91,7 +106,14 @@ impl Simulation {
                     timestamp,
                     options,
                 };
-                self.send_mail(&tasks, || Mail::TriggerCheckpoint { barrier }, urgent);
+                let latency = self.params.trigger_latency;
+                self.send_mail_after(
+                    latency,
+                    true,
+                    &tasks,
+                    || Mail::TriggerCheckpoint { barrier },
+                    urgent,
+                );
             }
             CoordinatorEffect::CheckpointCompleted { checkpoint } => {
                 let id = checkpoint.id;

@@ -133,6 +133,11 @@ pub struct SimParams {
     pub rpc_latency: Micros,
     /// From (re)start until the tasks are RUNNING.
     pub task_deploy_time: Micros,
+    /// Trigger timestamp → trigger mail at a source; async end → ack recorded (before jitter).
+    pub trigger_latency: Micros,
+    pub ack_latency: Micros,
+    /// Upper bound of the uniform thread hand-off noise (0 = none).
+    pub thread_jitter: Micros,
     pub network_throughput: u64,
     pub buffer_timeout: Option<Micros>,
     pub task: TaskParams,
@@ -180,6 +185,8 @@ pub struct Simulation {
     timer_at: Vec<Option<Micros>>,
     alignment_timers: BTreeSet<(u32, CheckpointId)>,
     coordinator_timers: BTreeMap<CoordinatorTimer, u64>,
+    /// Generations handed out to coordinator timers so far.
+    timer_generations: u64,
     effects: Vec<TaskEffect>,
     /// Events processed so far.
     pub events: u64,
@@ -231,6 +238,9 @@ impl Simulation {
         let params = SimParams {
             rpc_latency: c.rpc_latency,
             task_deploy_time: c.task_deploy_time,
+            trigger_latency: c.trigger_latency,
+            ack_latency: c.ack_latency,
+            thread_jitter: c.thread_jitter,
             network_throughput: c.network_throughput,
             buffer_timeout: (c.buffer_timeout_enabled && c.buffer_timeout > 0)
                 .then_some(c.buffer_timeout),
@@ -282,6 +292,7 @@ impl Simulation {
             timer_at: vec![None; n],
             alignment_timers: BTreeSet::new(),
             coordinator_timers: BTreeMap::new(),
+            timer_generations: 0,
             effects: Vec::new(),
             events: 0,
         };
@@ -295,9 +306,12 @@ impl Simulation {
         Ok(sim)
     }
 
-    /// Job (re)start: the job is RUNNING and the periodic scheduler starts; the tasks deploy and
-    /// switch to RUNNING `task_deploy_time` later (until then the coordinator's plan has no
-    /// running tasks, so a trigger fails with NOT_ALL_REQUIRED_TASKS_RUNNING).
+    /// Job (re)start: the job is RUNNING, so Flink 2.3's `ExecutionTrackingCheckpointCoordinator
+    /// DeActivator` starts the periodic scheduler (the first start draws the random initial
+    /// delay). With a deployment time the tasks are not RUNNING yet: the first task switching to
+    /// SCHEDULED stops the scheduler again, and it restarts once every task is RUNNING, then with
+    /// `min-pause` as its delay (`startCheckpointScheduler` sets `triggerDelay` to it after the
+    /// first start), so the first checkpoint follows the deployment at once.
     fn start(&mut self) {
         let deploy = self.params.task_deploy_time;
         self.deployments += 1;
@@ -312,6 +326,18 @@ impl Simulation {
             self.queue
                 .push(self.now + deploy, Event::TasksRunning { deployment });
         }
+        self.start_checkpoint_scheduler();
+        if deploy > 0
+            && self
+                .coordinator
+                .config()
+                .is_periodic_checkpointing_configured()
+        {
+            self.coordinator_input(CoordinatorInput::SuspendScheduler);
+        }
+    }
+
+    fn start_checkpoint_scheduler(&mut self) {
         if self
             .coordinator
             .config()
@@ -419,8 +445,11 @@ impl Simulation {
             Event::Fault { index } => self.fire_fault(index as usize),
             Event::Restart => self.restart(),
             Event::TasksRunning { deployment } => {
-                if deployment == self.deployments {
+                if deployment == self.deployments && self.status == JobStatus::Running {
                     self.tasks_running();
+                    if self.params.task_deploy_time > 0 {
+                        self.start_checkpoint_scheduler();
+                    }
                 }
             }
         }
@@ -444,6 +473,14 @@ impl Simulation {
             self.apply_task_effect(effect);
         }
         self.effects = effects;
+    }
+
+    /// Uniform thread hand-off noise in `0..=thread_jitter`, from the seeded RNG.
+    pub(crate) fn jitter(&mut self) -> Micros {
+        match self.params.thread_jitter {
+            0 => 0,
+            j => self.rng.next_u64() % (j + 1),
+        }
     }
 
     pub(crate) fn schedule_wake(&mut self, task: u32, at: Micros) {
@@ -473,17 +510,22 @@ impl Simulation {
             }
             TaskEffect::Recycled { channel } => self.remote_recycled(channel),
             TaskEffect::AsyncDone { task, id, at } => {
+                // The async part runs on a pool thread: it starts after a hand-off.
+                let at = at + self.jitter();
                 self.queue.push(at, Event::AsyncDone { task, id })
             }
             TaskEffect::ChannelStateStarted { task, id } => {
                 let tasks = &self.tasks;
                 let live = |t: u32| tasks[t as usize].status == crate::task::TaskStatus::Running;
-                self.channel_state.start(task, id, &live);
+                self.channel_state.start(task, id, self.now, &live);
             }
             TaskEffect::ChannelStateComplete { task, id, bytes } => {
                 let tasks = &self.tasks;
                 let live = |t: u32| tasks[t as usize].status == crate::task::TaskStatus::Running;
-                if let Some(done) = self.channel_state.complete(task, id, bytes, &live) {
+                if let Some(done) = self
+                    .channel_state
+                    .complete(task, id, bytes, self.now, &live)
+                {
                     self.close_channel_state_file(done);
                 }
             }
@@ -520,7 +562,8 @@ impl Simulation {
                     metrics,
                     handle_key: (id << 32) | u64::from(task),
                 };
-                let latency = self.params.rpc_latency + self.injected_ack_delay(subtask);
+                let latency =
+                    self.params.ack_latency + self.jitter() + self.injected_ack_delay(subtask);
                 self.queue
                     .push(now + latency, Event::ToCoordinator(Box::new(input)));
             }
