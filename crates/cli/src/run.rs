@@ -20,6 +20,10 @@ pub struct RunArgs {
     pub seconds: String,
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
+    /// With `--format json`: the job's start as epoch milliseconds; REST timestamps count from
+    /// it, as Flink's wall-clock ones do (default 2026-01-01T00:00:00Z; 0 keeps simulated time).
+    #[arg(long, default_value_t = 1_767_225_600_000)]
+    pub start_time: u64,
 }
 
 /// Parses `--seconds`: a plain number is seconds, anything else a Flink duration.
@@ -39,7 +43,7 @@ pub fn run(args: RunArgs) -> Result<(), String> {
     sim.run_until(until);
     match args.format {
         Format::Json => {
-            let mut report = sim.json_report();
+            let mut report = sim.json_report_at(args.start_time);
             report["verification"] =
                 serde_json::to_value(sim.verification()).map_err(|e| e.to_string())?;
             println!(
@@ -142,8 +146,10 @@ fn print_table(sim: &Simulation) {
     }
     println!();
     println!("backpressure (last 5 s):");
-    if let Some(map) = sim.backpressure(5).as_object() {
-        for (vertex, info) in map {
+    let report = sim.backpressure(5);
+    for (id, vertex) in sim.job_vertex_ids().iter().zip(sim.vertex_names()) {
+        {
+            let info = &report[id.as_str()];
             let subtasks: Vec<String> = info["subtasks"]
                 .as_array()
                 .into_iter()

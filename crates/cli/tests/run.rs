@@ -47,7 +47,19 @@ fn json_report_has_flink_rest_shapes() {
     let id = v["checkpoints"]["latest"]["completed"]["id"]
         .as_u64()
         .expect("a completed checkpoint");
-    let sub = &v["subtasks"][id.to_string()]["Source: datagen"]["subtasks"][0];
+    // Maps are keyed by JobVertexID, as Flink derives it from the source's uid "datagen"; the
+    // job's vertices name them.
+    let source = "5eadbd25f5e5ea36e1d79110004cc6d7";
+    let vertices = v["job"]["vertices"].as_array().expect("job.vertices");
+    assert!(vertices
+        .iter()
+        .any(|x| x["id"] == source && x["name"] == "Source: datagen"));
+    assert!(v["details"][id.to_string()]["tasks"].get(source).is_some());
+    // Timestamps are epoch milliseconds from --start-time (2026-01-01T00:00:00Z by default).
+    assert!(v["details"][id.to_string()]["trigger_timestamp"].as_u64() > Some(1_767_225_600_000));
+    let summary = &v["subtasks"][id.to_string()][source]["summary"]["start_delay"];
+    assert_eq!(summary["p50"], "NaN", "Flink keeps no histogram per vertex");
+    let sub = &v["subtasks"][id.to_string()][source]["subtasks"][0];
     for key in [
         "ack_timestamp",
         "end_to_end_duration",
@@ -88,7 +100,7 @@ fn set_takes_flink_keys_and_operator_knobs() {
         "--set",
         "operator.count-per-key.cost-per-record=5ms",
     ]);
-    let bp = &slow["backpressure"]["Source: datagen"]["backpressureLevel"];
+    let bp = &slow["backpressure"]["5eadbd25f5e5ea36e1d79110004cc6d7"]["backpressure-level"];
     assert_eq!(bp, "high", "5 ms per record backpressures the source");
 }
 

@@ -47,7 +47,9 @@ fn seed_backpressure_checkpoints_wait_in_start_delay_for_seconds() {
     for r in &rows[1..5] {
         let d = r.duration.unwrap();
         assert!(
-            (2_500 * MICROS_PER_MS..=4_500 * MICROS_PER_MS).contains(&d),
+            // Real Flink 2.3 on this job: checkpoint 2 about 2.4 s (its queues still filling
+            // after the start), then 2.8-2.9 s (tests/flink); the seed measured 3.0-3.9 s.
+            (2_200 * MICROS_PER_MS..=4_500 * MICROS_PER_MS).contains(&d),
             "checkpoint {} took {d}us",
             r.id
         );
@@ -117,10 +119,8 @@ fn sixteen_integer_keys_split_seven_nine_over_two_subtasks() {
         "{records:?}"
     );
     let bp = sim.backpressure(30);
-    let subtasks = bp.as_object().unwrap().values().nth(1).unwrap()["subtasks"]
-        .as_array()
-        .unwrap()
-        .clone();
+    let keyed = &sim.job_vertex_ids()[1];
+    let subtasks = bp[keyed.as_str()]["subtasks"].as_array().unwrap().clone();
     assert_eq!(subtasks[0]["records-in"].as_u64(), Some(records[0]));
 }
 

@@ -56,10 +56,33 @@ pub fn checkpoint_details(p: &DetailsProps) -> Html {
             </p>
         };
     };
-    let mut names: Vec<&String> = p.order.iter().filter(|n| map.contains_key(*n)).collect();
+    // The map is keyed by JobVertexID, as Flink's REST API keys it; `job.vertices` names them.
+    let vertices = p.report["job"]["vertices"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let label = |id: &str| -> String {
+        vertices
+            .iter()
+            .find(|v| s(v, "id") == id)
+            .map(|v| s(v, "name"))
+            .unwrap_or_else(|| id.to_string())
+    };
+    let id_of = |name: &String| -> Option<String> {
+        vertices
+            .iter()
+            .find(|v| s(v, "name") == *name)
+            .map(|v| s(v, "id"))
+    };
+    let mut names: Vec<String> = p
+        .order
+        .iter()
+        .filter_map(id_of)
+        .filter(|id| map.contains_key(id))
+        .collect();
     for k in map.keys() {
-        if !names.contains(&k) {
-            names.push(k);
+        if !names.contains(k) {
+            names.push(k.clone());
         }
     }
     html! {
@@ -76,6 +99,7 @@ pub fn checkpoint_details(p: &DetailsProps) -> Html {
                     </thead>
                     { for names.iter().map(|name| {
                         let v = &map[name.as_str()];
+                        let shown = label(name);
                         let open = expanded.contains(name);
                         let toggle = {
                             let expanded = expanded.clone();
@@ -94,7 +118,7 @@ pub fn checkpoint_details(p: &DetailsProps) -> Html {
                         html! {
                             <tbody class="operator">
                                 <tr class="row operator-row" onclick={toggle} aria-expanded={open.to_string()}>
-                                    <td class="name" title={(*name).clone()}>{ if open { "▾ " } else { "▸ " } }{ (*name).clone() }</td>
+                                    <td class="name" title={shown.clone()}>{ if open { "▾ " } else { "▸ " } }{ shown.clone() }</td>
                                     <td>{ s(v, "status") }</td>
                                     <td>{ format!("{}/{}", u(v, "num_acknowledged_subtasks"), u(v, "num_subtasks")) }</td>
                                     <td>{ timestamp(v, "latest_ack_timestamp") }</td>

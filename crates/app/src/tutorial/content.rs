@@ -24,9 +24,9 @@ const WHO_TRIGGERS: Tutorial = Tutorial {
     steps: &[
         Step {
             title: "Before the first checkpoint",
-            text: "This is seed 000's job: `datagen -hash-> count-per-key -> checkpoint-aware-map -> discard-sink` with `execution.checkpointing.interval: 5s`. The *job graph* shows two vertices: `Source: datagen` (2 subtasks) and the chain `count-per-key -> checkpoint-aware-map -> discard-sink: Writer` (2 subtasks). The `CheckpointCoordinator` was created with the ExecutionGraph, and `startCheckpointScheduler` ran only once *every* task was RUNNING: a barrier cannot pass a task that is not deployed yet. The first `ScheduledTrigger` fires after a random initial delay, so at 1 s the *Checkpoints* panel is still empty.",
+            text: "This is seed 000's job: `datagen -hash-> count-per-key -> checkpoint-aware-map -> discard-sink` with `execution.checkpointing.interval: 5s`. The *job graph* shows two vertices: `Source: datagen` (2 subtasks) and the chain `count-per-key -> checkpoint-aware-map -> discard-sink: Writer` (2 subtasks). The tasks are still deploying, so the *Checkpoints* panel is empty. Flink 2.3's `ExecutionTrackingCheckpointCoordinatorDeActivator` started the checkpoint scheduler when the job switched to RUNNING and stopped it again as soon as the first task was SCHEDULED: a barrier cannot pass a task that is not RUNNING yet. Once *every* task is RUNNING it starts the scheduler again, and from the second start on `startCheckpointScheduler` waits only `execution.checkpointing.min-pause` (0 by default) instead of the random initial delay: checkpoint 1 follows the deployment at once.",
             setup: DEMO,
-            until: Until::At(1_000_000),
+            until: Until::At(300_000),
             view: ViewHint::panel("job-graph").highlight(Highlight::None),
         },
         Step {

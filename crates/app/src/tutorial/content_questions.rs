@@ -13,23 +13,36 @@ pub const ALIGNMENT: Tutorial = Tutorial {
     steps: &[
         Step {
             title: "A backpressured job",
-            text: "`seed-backpressure`: `count-per-key` costs 5 ms a record (the seed's `Thread.sleep(5)`), about 200 records/s per subtask against ~1000 arriving. The sources are backpressured and the network buffers between them and `count-per-key` are full. On the *timeline*, checkpoint 1 took about two seconds. Checkpoint 2 has just been triggered.",
+            text: "`seed-backpressure`: `count-per-key` costs 5 ms a record (the seed's `Thread.sleep(5)`), about 200 records/s per subtask against ~1000 arriving. The sources are backpressured and the network buffers between them and `count-per-key` are full. Checkpoint 1 came right after the tasks started, while those buffers were still filling, so it was short (seed 000 measured 359 ms for it). Checkpoint 2 has just been triggered.",
             setup: BACKPRESSURE,
             until: on(Ev::Triggered, Some(2), None),
             view: ViewHint::panel("timeline").highlight(Highlight::None),
         },
         Step {
             title: "The first barrier arrives; its channel is blocked",
-            text: "At the highlighted `count-per-key` subtask, barrier 2 arrived on one input channel (*event log*: `barrier 2 on channel …`), about half a second after the sources emitted it: it queued behind the buffers already in flight. `SingleCheckpointBarrierHandler.processBarrier` saw a new checkpoint id (`checkNewCheckpoint` records how many channels to wait for), the handler moved from `WaitingForFirstBarrier` to `CollectingBarriers`, and `AbstractAlignedBarrierHandlerState` called `blockChannel`: the task stops reading that channel. *What is blocked is the sender, not a buffer downstream.* An aligned barrier travels as an `ALIGNED_CHECKPOINT_BARRIER` buffer, which is blocking upstream: the upstream `PipelinedSubpartition` marked itself blocked when it handed the barrier over, and the records after the barrier stay in its own output buffers. The other channel is not blocked; the records in front of its barrier are still processed. The *inspector* lists the subtask's input channels.",
+            text: "At the highlighted `count-per-key` subtask, barrier 2 arrived on one input channel (*event log*: `barrier 2 on channel …`), more than two seconds after the sources emitted it: it queued behind the buffers already in flight. `SingleCheckpointBarrierHandler.processBarrier` saw a new checkpoint id (`checkNewCheckpoint` records how many channels to wait for), the handler moved from `WaitingForFirstBarrier` to `CollectingBarriers`, and `AbstractAlignedBarrierHandlerState` called `blockChannel`: the task stops reading that channel. *What is blocked is the sender, not a buffer downstream.* An aligned barrier travels as an `ALIGNED_CHECKPOINT_BARRIER` buffer, which is blocking upstream: the upstream `PipelinedSubpartition` marked itself blocked when it handed the barrier over, and the records after the barrier stay in its own output buffers. The other channel is not blocked; the records in front of its barrier are still processed. The *inspector* lists the subtask's input channels.",
             setup: BACKPRESSURE,
-            until: on(Ev::ChannelBlocked, Some(2), Some("count-per-key")),
+            // Each barrier blocks its channel: the 7-key subtask's two barriers come first and
+            // together; the 3rd block is the 9-key subtask's first barrier, the 2nd resume its
+            // last.
+            until: Until::Event {
+                ev: Ev::ChannelBlocked,
+                checkpoint: Some(2),
+                operator: Some("count-per-key"),
+                nth: 3,
+            },
             view: ViewHint::panel("inspector-panel"),
         },
         Step {
             title: "The last barrier unblocks",
             text: "Barrier 2 arrived on the other channel as well; compare the two barrier times in the *event log*. `allBarriersReceived()` held, so `triggerGlobalCheckpoint` → `CheckpointBarrierHandler.notifyCheckpoint` → `StreamTask.triggerCheckpointOnBarrier` → `performCheckpoint` ran the same `checkpointState` as the source: forward the barrier, snapshot. Then `ChannelState.unblockAllChannels` → `resumeConsumption`, and the upstream subpartitions send again (`channel … resumed`). The time from the first barrier to the last is this subtask's Alignment Duration.",
             setup: BACKPRESSURE,
-            until: on(Ev::ChannelResumed, Some(2), Some("count-per-key")),
+            until: Until::Event {
+                ev: Ev::ChannelResumed,
+                checkpoint: Some(2),
+                operator: Some("count-per-key"),
+                nth: 2,
+            },
             view: ViewHint::panel("event-log"),
         },
         Step {
@@ -51,39 +64,39 @@ pub const UNALIGNED: Tutorial = Tutorial {
     steps: &[
         Step {
             title: "Same backpressure, unaligned",
-            text: "The same backpressured job with `execution.checkpointing.unaligned.enabled: true`. `CheckpointOptions.forConfig` marked checkpoint 1 unaligned (*event log*: `trigger checkpoint 1 (unaligned)`); the options travel with the barrier to every task. The handler is `SingleCheckpointBarrierHandler.alternating()`.",
+            text: "The same backpressured job with `execution.checkpointing.unaligned.enabled: true`. Checkpoint 1 came right after the tasks started, before the buffers had filled, so it stored little in-flight data (seed 000 measured 91 KB for it). `CheckpointOptions.forConfig` marked checkpoint 2 unaligned (*event log*: `trigger checkpoint 2 (unaligned)`); the options travel with the barrier to every task. The handler is `SingleCheckpointBarrierHandler.alternating()`.",
             setup: UNALIGNED_SETUP,
-            until: on(Ev::Triggered, Some(1), None),
+            until: on(Ev::Triggered, Some(2), None),
             view: ViewHint::panel("event-log").highlight(Highlight::None),
         },
         Step {
             title: "An urgent mail",
             text: "For an unaligned checkpoint `StreamTask.triggerCheckpointAsync` queues the trigger with `MailOptions.urgent()`: it goes to the front of the mailbox (*event log*: `queued (urgent)`). The point of unaligned checkpoints is to be fast, so the mail does not wait behind other mails.",
             setup: UNALIGNED_SETUP,
-            until: on(Ev::MailQueued, Some(1), Some("datagen")),
+            until: on(Ev::MailQueued, Some(2), Some("datagen")),
             view: ViewHint::panel("event-log"),
         },
         Step {
             title: "The barrier overtakes",
-            text: "`broadcastEvent(barrier, isPriorityEvent = true)` sent the barrier as a `PRIORITIZED_EVENT_BUFFER`. `PipelinedSubpartition.processPriorityBuffer` put it at the head of each queue and copied every data buffer it overtook into the checkpoint's channel state (`channelStateWriter.addOutputData`). The *event log* says how many bytes: hundreds of kilobytes, the whole backlog. Those buffers are still delivered, after the barrier, but they are already part of checkpoint 1.",
+            text: "`broadcastEvent(barrier, isPriorityEvent = true)` sent the barrier as a `PRIORITIZED_EVENT_BUFFER`. `PipelinedSubpartition.processPriorityBuffer` put it at the head of each queue and copied every data buffer it overtook into the checkpoint's channel state (`channelStateWriter.addOutputData`). The *event log* says how many bytes: hundreds of kilobytes, the whole backlog. Those buffers are still delivered, after the barrier, but they are already part of checkpoint 2.",
             setup: UNALIGNED_SETUP,
-            until: on(Ev::BarrierOvertaking, Some(1), Some("datagen")),
+            until: on(Ev::BarrierOvertaking, Some(2), Some("datagen")),
             view: ViewHint::panel("event-log"),
         },
         Step {
             title: "No waiting",
             text: "The barrier reached `count-per-key` within milliseconds; aligned, it queued for seconds. `AlternatingWaitingForFirstBarrierUnaligned.barrierReceived` snapshots at once, on the *first* barrier, and blocks no channel. Buffers that arrive on the other channels before their barrier are persisted as input channel state (`ChannelStatePersister.maybePersist`).",
             setup: UNALIGNED_SETUP,
-            until: on(Ev::BarrierReceived, Some(1), Some("count-per-key")),
+            until: on(Ev::BarrierReceived, Some(2), Some("count-per-key")),
             view: ViewHint::panel("inspector-panel"),
         },
         Step {
             title: "Fast, and large",
-            text: "Checkpoint 1 completed in a few milliseconds instead of about two seconds, but it is about 600 KB instead of 5.5 KB. The *Persisted* column of the History is the in-flight data: roughly 600 records of 1 KB that sat in the network buffers. Seed 000 measured about 20 ms and 600 KB; the keyed state itself is the same 5.5 KB as before.",
+            text: "Checkpoint 2 completed in a few tens of milliseconds instead of about three seconds, but it is about 600 KB instead of 5.5 KB. The *Persisted* column of the History is the in-flight data: roughly 600 records of 1 KB that sat in the network buffers. Seed 000 measured about 20 ms and 600 KB; the keyed state itself is the same 5.5 KB as before.",
             setup: UNALIGNED_SETUP,
-            until: on(Ev::Completed, Some(1), None),
+            until: on(Ev::Completed, Some(2), None),
             view: ViewHint::panel("checkpoints")
-                .checkpoint(1)
+                .checkpoint(2)
                 .highlight(Highlight::None),
         },
         Step {

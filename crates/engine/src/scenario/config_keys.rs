@@ -159,7 +159,7 @@ pub const CONFIG_KEYS: &[ConfigKeyInfo] = &[
         "exponential-delay: restarts allowed before the backoff is reset."),
     key("web.checkpoints.history", "10", ValueKind::Int { min: 0, max: INT_MAX }, &["jobmanager.web.checkpoints.history"],
         "Number of recent checkpoints kept in the statistics history."),
-    key("barrierlab.task-deploy-time", "0 ms", ValueKind::Duration { min: 0 }, &[],
+    key("barrierlab.task-deploy-time", "500 ms", ValueKind::Duration { min: 0 }, &[],
         "Barrier Lab: from the job's start (the checkpoint scheduler starts) until its tasks are RUNNING; sources produce from then, and a checkpoint triggered earlier fails (NOT_ALL_REQUIRED_TASKS_RUNNING)."),
     key("barrierlab.trigger-latency", "2 ms", ValueKind::Duration { min: 0 }, &[],
         "Barrier Lab: from a checkpoint's trigger timestamp until a source runs its trigger mail (plan, checkpoint location, source coordinators, RPC, mailbox), plus jitter."),

@@ -8,6 +8,7 @@ use crate::network::{
 use crate::scenario::{CheckpointingMode, JobGraph, Partitioner, Scenario};
 use crate::task::{pointwise_targets, Operator, OutputRoute, StreamTask};
 use crate::types::SubtaskId;
+use rand_core::RngCore;
 
 /// The deployed job: one task per subtask, the network between them.
 pub struct Deployment {
@@ -184,6 +185,7 @@ impl super::Simulation {
     /// their rate limiters now (they produce from here on), and the coordinator gets its plan.
     pub(super) fn tasks_running(&mut self) {
         let now = self.now;
+        self.tasks_running_at = now;
         for t in 0..self.tasks.len() as u32 {
             if let Some(Operator::Datagen(dg)) = self.tasks[t as usize].operators.first_mut() {
                 dg.base_time = now;
@@ -192,8 +194,17 @@ impl super::Simulation {
             self.schedule_wake(t, now);
             if let Some(timeout) = self.params.buffer_timeout {
                 if !self.tasks[t as usize].outputs.is_empty() {
+                    // Each task's `OutputFlusher` thread starts with its task, unrelated to the
+                    // checkpoint timer: a seeded phase, so a barrier finds a partly filled
+                    // buffer of any age (with deployment time modelled; without it, the
+                    // historic phase 0 keeps older runs identical).
+                    let phase = if self.params.task_deploy_time > 0 {
+                        self.rng.next_u64() % timeout
+                    } else {
+                        0
+                    };
                     self.queue
-                        .push(now + timeout, super::Event::OutputFlush { task: t });
+                        .push(now + timeout - phase, super::Event::OutputFlush { task: t });
                 }
             }
         }

@@ -179,6 +179,8 @@ pub struct Simulation {
     pub restart: failover::RestartState,
     /// Deployments so far (the first and every restart); a stale `TasksRunning` is ignored.
     pub(crate) deployments: u32,
+    /// When the tasks of the latest deployment switched to RUNNING.
+    pub tasks_running_at: Micros,
     queue: EventQueue<Event>,
     rng: ChaCha8Rng,
     wake_at: Vec<Option<Micros>>,
@@ -287,6 +289,7 @@ impl Simulation {
             cost_overrides: BTreeMap::new(),
             restart: Default::default(),
             deployments: 0,
+            tasks_running_at: 0,
             queue: EventQueue::default(),
             wake_at: vec![None; n],
             timer_at: vec![None; n],

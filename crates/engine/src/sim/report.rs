@@ -62,6 +62,54 @@ impl Simulation {
         self.graph.vertices.iter().map(|v| v.name.clone()).collect()
     }
 
+    /// Each vertex's `JobVertexID` as Flink derives it from the chain head's uid (the exported
+    /// job sets every operator's uid to its scenario name), by vertex id.
+    pub fn job_vertex_ids(&self) -> Vec<String> {
+        self.graph
+            .vertices
+            .iter()
+            .map(|v| {
+                let head = v
+                    .operators
+                    .first()
+                    .map(|&o| self.scenario.operators[o].name.as_str());
+                crate::scenario::job_vertex_id(head.unwrap_or_default())
+            })
+            .collect()
+    }
+
+    /// `/jobs/:id` in brief: the job's id, name and state, when it and its tasks started
+    /// (`vertices[].start-time` is when the subtasks were RUNNING), and the vertices with their
+    /// `JobVertexID`s, which key every other REST map.
+    pub fn job_info(&self) -> Value {
+        let ids = self.job_vertex_ids();
+        let running = self.tasks_running_at / 1000;
+        let vertices: Vec<Value> = self
+            .graph
+            .vertices
+            .iter()
+            .map(|v| {
+                json!({
+                    "id": ids[v.id as usize],
+                    "name": v.name,
+                    "parallelism": v.parallelism,
+                    "maxParallelism": v.max_parallelism,
+                    "status": self.status.flink_name(),
+                    "start-time": running,
+                })
+            })
+            .collect();
+        json!({
+            "jid": self.coordinator.job_id(),
+            "name": self.scenario.name,
+            "state": self.status.flink_name(),
+            "start-time": 0,
+            "now": self.now / 1000,
+            "timestamps": { "RUNNING": 0 },
+            "vertices": vertices,
+        })
+    }
+
     /// Checkpoints in the statistics history, oldest first.
     pub fn checkpoint_rows(&self) -> Vec<CheckpointRow> {
         let names = self.vertex_names();
@@ -125,6 +173,7 @@ impl Simulation {
 
     /// `/jobs/:id/vertices/:vid/backpressure` for every vertex, over the last `window` seconds.
     pub fn backpressure(&self, window: usize) -> Value {
+        let ids = self.job_vertex_ids();
         let mut out = serde_json::Map::new();
         for v in &self.graph.vertices {
             let mut worst = 0;
@@ -141,6 +190,7 @@ impl Simulation {
                     json!({
                         "subtask": t.id.subtask,
                         "attempt-number": 0,
+                        "backpressure-level": backpressure_level(bp_milli),
                         "backpressureLevel": backpressure_level(bp_milli),
                         "ratio": ratio(split.backpressured, &split),
                         "idleRatio": ratio(split.idle, &split),
@@ -151,9 +201,10 @@ impl Simulation {
                 })
                 .collect();
             out.insert(
-                v.name.clone(),
+                ids[v.id as usize].clone(),
                 json!({
                     "status": "ok",
+                    "backpressure-level": backpressure_level(worst),
                     "backpressureLevel": backpressure_level(worst),
                     "end-timestamp": self.now / 1000,
                     "subtasks": subtasks,
@@ -163,10 +214,19 @@ impl Simulation {
         Value::Object(out)
     }
 
+    /// [`Self::json_report`] with every timestamp as epoch milliseconds, the job having started
+    /// at `epoch_ms` (Flink's REST API reports wall-clock times; the simulation counts from 0).
+    /// Absent times (`-1`) stay absent.
+    pub fn json_report_at(&self, epoch_ms: u64) -> Value {
+        let mut report = self.json_report();
+        shift_timestamps(&mut report, epoch_ms as i64);
+        report
+    }
+
     /// The whole run in Flink's REST shapes:
     /// `{"checkpoints", "config", "details": {id: …}, "subtasks": {id: {vertex: …}}, "backpressure", "fingerprint"}`.
     pub fn json_report(&self) -> Value {
-        let names = self.vertex_names();
+        let names = self.job_vertex_ids();
         let tracker = self.coordinator.stats();
         let ids: Vec<CheckpointId> = tracker.history().map(|c| c.id).collect();
         let mut details = serde_json::Map::new();
@@ -182,7 +242,7 @@ impl Simulation {
             for v in &self.graph.vertices {
                 if let Ok(s) = task_checkpoint_statistics_with_subtask_details(tracker, id, v.id) {
                     per_vertex.insert(
-                        v.name.clone(),
+                        names[v.id as usize].clone(),
                         serde_json::to_value(s).unwrap_or(Value::Null),
                     );
                 }
@@ -197,6 +257,7 @@ impl Simulation {
         .map(|c| serde_json::to_value(c).unwrap_or(Value::Null))
         .unwrap_or_else(|message| json!({ "errors": [message] }));
         json!({
+            "job": self.job_info(),
             "checkpoints": serde_json::to_value(checkpointing_statistics(tracker, &names)).unwrap_or(Value::Null),
             "config": config,
             "details": details,
@@ -204,5 +265,35 @@ impl Simulation {
             "backpressure": self.backpressure(5),
             "fingerprint": self.fingerprint(),
         })
+    }
+}
+
+/// The REST fields that hold points in time (all other numbers are durations, sizes or counts).
+const TIMESTAMP_KEYS: &[&str] = &[
+    "trigger_timestamp",
+    "latest_ack_timestamp",
+    "ack_timestamp",
+    "failure_timestamp",
+    "restore_timestamp",
+    "end-timestamp",
+    "start-time",
+    "now",
+    "RUNNING",
+];
+
+fn shift_timestamps(value: &mut Value, by: i64) {
+    match value {
+        Value::Object(map) => {
+            for (key, v) in map.iter_mut() {
+                match v.as_i64() {
+                    Some(t) if t >= 0 && TIMESTAMP_KEYS.contains(&key.as_str()) => {
+                        *v = json!(t + by);
+                    }
+                    _ => shift_timestamps(v, by),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| shift_timestamps(v, by)),
+        _ => {}
     }
 }

@@ -178,8 +178,8 @@ fn completed_subtask(s: &SubtaskStateStats, trigger: u64) -> SubtaskCheckpointSt
     }
 }
 
-/// `TaskStateStats.TaskStateStatsSummary`. Flink keeps no histogram here (its percentiles come
-/// out NaN); we compute exact percentiles over the acknowledged subtasks instead.
+/// `TaskStateStats.TaskStateStatsSummary`: Flink keeps no histogram here, so min, max and average
+/// are exact and every percentile is NaN (`"NaN"` in the JSON), as the REST API shows them.
 fn subtask_summary<'a>(
     subtasks: impl Iterator<Item = &'a SubtaskStateStats>,
     trigger: u64,
@@ -206,19 +206,19 @@ fn subtask_summary<'a>(
         start_delay.add(ms(m.start_delay) as u64);
     }
     TaskSubtaskSummary {
-        checkpointed_size: checkpointed.to_dto(),
-        state_size: state.to_dto(),
-        end_to_end_duration: e2e.to_dto(),
+        checkpointed_size: checkpointed.to_dto_without_histogram(),
+        state_size: state.to_dto_without_histogram(),
+        end_to_end_duration: e2e.to_dto_without_histogram(),
         checkpoint_duration: CheckpointDurationSummary {
-            sync: sync.to_dto(),
-            async_: async_.to_dto(),
+            sync: sync.to_dto_without_histogram(),
+            async_: async_.to_dto_without_histogram(),
         },
         alignment: CheckpointAlignmentSummary {
             buffered: StatsSummaryDto::zero(),
-            processed: processed.to_dto(),
-            persisted: persisted.to_dto(),
-            duration: alignment.to_dto(),
+            processed: processed.to_dto_without_histogram(),
+            persisted: persisted.to_dto_without_histogram(),
+            duration: alignment.to_dto_without_histogram(),
         },
-        start_delay: start_delay.to_dto(),
+        start_delay: start_delay.to_dto_without_histogram(),
     }
 }

@@ -104,6 +104,19 @@ impl StatsSummary {
 
     /// `StatsSummaryDto.valueOf(createSnapshot())`. Flink would print NaN percentiles for an
     /// empty summary; JSON has no NaN, so an empty summary reports 0.
+    /// `StatsSummarySnapshot` without a histogram, as `TaskStateStats` keeps it: min, max and
+    /// average, and NaN for every percentile (what Flink's per-vertex summaries show).
+    pub fn to_dto_without_histogram(&self) -> StatsSummaryDto {
+        StatsSummaryDto {
+            p50: f64::NAN,
+            p90: f64::NAN,
+            p95: f64::NAN,
+            p99: f64::NAN,
+            p999: f64::NAN,
+            ..self.to_dto()
+        }
+    }
+
     pub fn to_dto(&self) -> StatsSummaryDto {
         let mut sorted: Vec<u64> = self.window.iter().copied().collect();
         sorted.sort_unstable();
@@ -164,11 +177,26 @@ pub struct StatsSummaryDto {
     pub min: i64,
     pub max: i64,
     pub avg: i64,
+    #[serde(serialize_with = "nan_as_string")]
     pub p50: f64,
+    #[serde(serialize_with = "nan_as_string")]
     pub p90: f64,
+    #[serde(serialize_with = "nan_as_string")]
     pub p95: f64,
+    #[serde(serialize_with = "nan_as_string")]
     pub p99: f64,
+    #[serde(serialize_with = "nan_as_string")]
     pub p999: f64,
+}
+
+/// Jackson writes a NaN double as the string `"NaN"` (`WRITE_NAN_AS_STRINGS`); serde_json would
+/// write `null`.
+fn nan_as_string<S: serde::Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+    if v.is_nan() {
+        s.serialize_str("NaN")
+    } else {
+        s.serialize_f64(*v)
+    }
 }
 
 impl StatsSummaryDto {
