@@ -5,6 +5,7 @@
 
 pub mod barrier;
 pub mod coordinator;
+pub mod export;
 pub mod network;
 pub mod replay;
 pub mod scenario;
