@@ -41,11 +41,9 @@ fn write(path: &Path, contents: &str, executable: bool) -> Result<(), String> {
 
 pub fn run(args: ExportArgs) -> Result<(), ExportError> {
     let scenario = args.scenario.load().map_err(ExportError::Failed)?;
-    std::fs::create_dir_all(&args.out)
-        .map_err(|e| ExportError::Failed(format!("cannot create {}: {e}", args.out.display())))?;
-    let out = args
-        .out
-        .canonicalize()
+    // Absolute, so config.yaml's checkpoint URI works from any working directory; nothing is
+    // created before the export is known to succeed.
+    let out = std::path::absolute(&args.out)
         .map_err(|e| ExportError::Failed(format!("cannot resolve {}: {e}", args.out.display())))?;
     // Checkpoints go next to the job, so one directory holds everything of a run.
     let options = ExportOptions {
