@@ -33,11 +33,11 @@ public final class BarrierLabJob {
             String value = i + 1 < args.length ? args[i + 1] : null;
             switch (args[i]) {
                 case "--rest-port":
-                    restPort = Integer.parseInt(need(args[i], value));
+                    restPort = (int) number(args[i], value);
                     i++;
                     break;
                 case "--seconds":
-                    seconds = Long.parseLong(need(args[i], value));
+                    seconds = number(args[i], value);
                     i++;
                     break;
                 case "--conf-dir":
@@ -93,6 +93,20 @@ public final class BarrierLabJob {
             cluster.closeAsync().get(60, TimeUnit.SECONDS);
         }
         System.exit(0);
+    }
+
+    private static long number(String flag, String value) {
+        try {
+            long n = Long.parseLong(need(flag, value));
+            if (n >= 0) {
+                return n;
+            }
+        } catch (NumberFormatException notANumber) {
+            // reported below
+        }
+        System.err.println(flag + " needs a whole number >= 0, got '" + value + "'");
+        System.exit(2);
+        return -1;
     }
 
     private static String need(String flag, String value) {
