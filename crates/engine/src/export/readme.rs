@@ -85,8 +85,9 @@ pub(super) fn readme(scenario: &Scenario, graph: &JobGraph, plan: &Plan) -> Stri
          `<name>: Writer` (and `<name>: Committer`), chains as `a -> b`, as in the simulator.\n\n\
          Records: a datagen record is a `Tuple2<Integer, byte[]>` (int key 4 + array length 4 + \
          `record-size - 8` payload bytes = `record-size` bytes), a keyed operator's output a \
-         `Tuple2<Integer, Long>` (12 bytes); Flink's network adds a 4-byte length to each, which the \
-         simulator counts as `RECORD_HEADER_BYTES`. Keys are `Integer`s, so key groups are \
+         `Tuple2<Integer, Long>` (12 bytes). On the wire Flink adds 13 bytes to each: a 4-byte length (the \
+         simulator's `RECORD_HEADER_BYTES`), a 1-byte tag and an 8-byte timestamp (sources stamp every \
+         record), which the simulator does not count. Keys are `Integer`s, so key groups are \
          `murmurHash(key) % max parallelism` as in the simulator, and each datagen split produces the \
          simulator's keys for that subtask (SplitMix64 of seed, origin and sequence number).\n\n",
     );
