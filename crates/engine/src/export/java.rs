@@ -177,10 +177,23 @@ fn operator(out: &mut String, scenario: &Scenario, p: &OpPlan) {
         datagen(out, scenario, p, &w);
         return;
     }
+    // A committing sink's Committer inherits the sink's chaining strategy, so disableChaining()
+    // would split Writer and Committer into two vertices where the engine has one. A rescale edge
+    // of equal parallelism routes exactly as forward (subtask i to subtask i) and is never chained.
+    let rescale_instead = p.new_chain && matches!(spec.kind, OperatorKind::TwoPhaseCommitSink);
+    if rescale_instead {
+        let _ = writeln!(
+            out,
+            "        // Not chained to its input, as in the engine: rescale routes like forward here."
+        );
+    }
     let inputs: Vec<String> = p
         .inputs
         .iter()
-        .map(|i| partitioned(i.from, i.partitioner))
+        .map(|i| match i.partitioner {
+            Partitioner::Forward if rescale_instead => partitioned(i.from, Partitioner::Rescale),
+            other => partitioned(i.from, other),
+        })
         .collect();
     let input = inputs.first().cloned().unwrap_or_default();
     let out_type = p.out.unwrap_or(RecordType::Bytes);
@@ -246,7 +259,9 @@ fn operator(out: &mut String, scenario: &Scenario, p: &OpPlan) {
             var(p.op)
         );
     }
-    settings(out, &spec.name, p, spec.parallelism, sink);
+    let mut settings_plan = p.clone();
+    settings_plan.new_chain &= !rescale_instead;
+    settings(out, &spec.name, &settings_plan, spec.parallelism, sink);
     out.push_str(";\n");
 }
 

@@ -212,6 +212,24 @@ fn forward_fan_out_into_sinks_disables_their_chaining() {
     let files = export(&s);
     let java = topology(&files);
     assert_eq!(java.matches(".disableChaining()").count(), 2, "{java}");
+
+    // A committing sink keeps Writer -> Committer chained: its input is a rescale edge instead.
+    let mut s = preset("seed-2pc").unwrap();
+    s.operators.push(
+        crate::scenario::OperatorSpec::new("second-sink", OperatorKind::DiscardSink)
+            .with_parallelism(2),
+    );
+    s.edges.push(crate::scenario::EdgeSpec::new(
+        "checkpoint-aware-map",
+        "second-sink",
+        crate::scenario::Partitioner::Forward,
+    ));
+    let java = topology(&export(&s)).to_string();
+    assert!(
+        java.contains("s2.rescale()\n                .sinkTo(new Sinks.TwoPhaseCommit<>("),
+        "{java}"
+    );
+    assert_eq!(java.matches(".disableChaining()").count(), 1, "{java}");
 }
 
 #[test]
