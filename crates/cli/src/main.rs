@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod bench;
+mod export;
 mod fuzz;
 mod replay;
 mod run;
@@ -38,6 +39,8 @@ enum Command {
     Share(share::ShareArgs),
     /// Run the link decoder on N deterministic hostile inputs; fails on any panic.
     FuzzLinks(fuzz::FuzzArgs),
+    /// Write a scenario as a runnable Flink 2.3 DataStream job (Java, config.yaml, run.sh).
+    Export(export::ExportArgs),
 }
 
 fn main() -> ExitCode {
@@ -48,6 +51,20 @@ fn main() -> ExitCode {
         Command::Bench(args) => bench::run(args),
         Command::Share(args) => share::run(args),
         Command::FuzzLinks(args) => fuzz::run(args),
+        Command::Export(args) => {
+            return match export::run(args) {
+                Ok(()) => ExitCode::SUCCESS,
+                // A scenario Flink cannot express is the user's to change: a distinct exit code.
+                Err(export::ExportError::Refused(message)) => {
+                    eprintln!("barrierlab: {message}");
+                    ExitCode::from(2)
+                }
+                Err(export::ExportError::Failed(message)) => {
+                    eprintln!("barrierlab: {message}");
+                    ExitCode::FAILURE
+                }
+            };
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

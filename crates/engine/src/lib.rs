@@ -6,6 +6,7 @@
 pub mod barrier;
 pub mod channel_state;
 pub mod coordinator;
+pub mod export;
 pub mod network;
 pub mod replay;
 pub mod scenario;

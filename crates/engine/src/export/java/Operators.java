@@ -1,0 +1,302 @@
+package barrierlab;
+
+import java.util.Collections;
+
+import org.apache.flink.api.common.functions.AggregateFunction;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.functions.RichFilterFunction;
+import org.apache.flink.api.common.functions.RichMapFunction;
+import org.apache.flink.api.common.state.CheckpointListener;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.source.SourceReaderContext;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.connector.datagen.source.GeneratorFunction;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
+import org.apache.flink.streaming.api.functions.co.RichCoMapFunction;
+import org.apache.flink.streaming.api.functions.windowing.RichWindowFunction;
+import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
+import org.apache.flink.util.Collector;
+
+/** The functions of the scenario's operator kinds (sinks are in Sinks). */
+public final class Operators {
+    private Operators() {}
+
+    /**
+     * datagen: record `index` of DataGeneratorSource's number sequence, as the simulator's
+     * Datagen::record builds it. Flink splits the sequence into one split per subtask exactly as
+     * the simulator splits its records (the first splits take the remainder), so split k plays the
+     * simulator's subtask k: origin = vertex << 16 | k, seq = index - start of split k. Which reader
+     * gets which split is up to Flink's enumerator; the records of each split are the same.
+     */
+    public static final class Datagen implements GeneratorFunction<Long, Tuple2<Integer, byte[]>> {
+        private final long seed;
+        private final int vertex;
+        private final int parallelism;
+        private final long count;
+        private final long keys;
+        private final long hotKeys;
+        private final long hotPercent;
+        private final int payloadBytes;
+        private final Work work;
+
+        /** hotPercent 0 means uniform keys. */
+        public Datagen(long seed, int vertex, int parallelism, long count, int keys, int hotKeys,
+                int hotPercent, int recordSize, Work work) {
+            this.seed = seed;
+            this.vertex = vertex;
+            this.parallelism = parallelism;
+            this.count = count;
+            this.keys = Math.max(1, keys);
+            this.hotKeys = Math.min(Math.max(1, hotKeys), this.keys);
+            this.hotPercent = hotPercent;
+            this.payloadBytes = recordSize - Records.BYTES_OVERHEAD;
+            this.work = work;
+        }
+
+        @Override
+        public void open(SourceReaderContext context) {
+            work.open(context.getIndexOfSubtask());
+        }
+
+        @Override
+        public Tuple2<Integer, byte[]> map(Long index) {
+            work.record();
+            long per = count / parallelism;
+            long rem = count % parallelism;
+            long split;
+            long first;
+            if (index < rem * (per + 1)) {
+                split = index / (per + 1);
+                first = split * (per + 1);
+            } else {
+                split = rem + (index - rem * (per + 1)) / per;
+                first = split * per + rem;
+            }
+            // u32 in the simulator: keep it unsigned when widening.
+            long origin = (((long) vertex << 16) | split) & 0xffffffffL;
+            long seq = index - first;
+            long r = Records.mix64(seed ^ (origin << 40) ^ seq);
+            long key;
+            if (hotPercent > 0 && Long.remainderUnsigned(r >>> 32, 100) < hotPercent) {
+                key = Long.remainderUnsigned(r, hotKeys);
+            } else {
+                key = Long.remainderUnsigned(r, keys);
+            }
+            return Tuple2.of((int) key, Records.payload(payloadBytes, (int) origin, seq));
+        }
+    }
+
+    /** map: a stateless one-to-one map. */
+    public static final class PassMap<V> extends RichMapFunction<Tuple2<Integer, V>, Tuple2<Integer, V>> {
+        private final Work work;
+
+        public PassMap(Work work) {
+            this.work = work;
+        }
+
+        @Override
+        public void open(OpenContext context) {
+            work.open(getRuntimeContext().getTaskInfo().getIndexOfThisSubtask());
+        }
+
+        @Override
+        public Tuple2<Integer, V> map(Tuple2<Integer, V> record) {
+            work.record();
+            return record;
+        }
+    }
+
+    /** filter: keeps keep-percent % of the records, decided by the simulator's hash. */
+    public static final class Filter<V> extends RichFilterFunction<Tuple2<Integer, V>> {
+        private final int keepPercent;
+        private final Work work;
+
+        public Filter(int keepPercent, Work work) {
+            this.keepPercent = keepPercent;
+            this.work = work;
+        }
+
+        @Override
+        public void open(OpenContext context) {
+            work.open(getRuntimeContext().getTaskInfo().getIndexOfThisSubtask());
+        }
+
+        @Override
+        public boolean filter(Tuple2<Integer, V> record) {
+            work.record();
+            return Long.remainderUnsigned(Records.filterHash(record), 100) < keepPercent;
+        }
+    }
+
+    /**
+     * keyed-count: a keyed map with a ValueState&lt;Long&gt; "count" per key, emitting (key, count).
+     * A map, not a KeyedProcessFunction: it uses no timers.
+     */
+    public static final class KeyedCount<V> extends RichMapFunction<Tuple2<Integer, V>, Tuple2<Integer, Long>> {
+        private final Work work;
+        private transient ValueState<Long> count;
+
+        public KeyedCount(Work work) {
+            this.work = work;
+        }
+
+        @Override
+        public void open(OpenContext context) {
+            work.open(getRuntimeContext().getTaskInfo().getIndexOfThisSubtask());
+            count = getRuntimeContext().getState(new ValueStateDescriptor<>("count", Types.LONG));
+        }
+
+        @Override
+        public Tuple2<Integer, Long> map(Tuple2<Integer, V> record) throws Exception {
+            work.record();
+            Long current = count.value();
+            long next = (current == null ? 0L : current) + 1;
+            count.update(next);
+            return Tuple2.of(record.f0, next);
+        }
+    }
+
+    /**
+     * keyed-window-sum, per record: adds the record's value to its window's sum (Flink keeps it in
+     * the window operator's "window-contents" state). An AggregateFunction gets no runtime context,
+     * so Work learns the subtask from WindowEmit.open() in the same task thread.
+     */
+    public static final class WindowAdd<V> implements AggregateFunction<Tuple2<Integer, V>, Long, Long> {
+        private final Work work;
+
+        public WindowAdd(Work work) {
+            this.work = work;
+        }
+
+        @Override
+        public Long createAccumulator() {
+            return 0L;
+        }
+
+        @Override
+        public Long add(Tuple2<Integer, V> record, Long sum) {
+            work.record();
+            return sum + Records.value(record);
+        }
+
+        @Override
+        public Long getResult(Long sum) {
+            return sum;
+        }
+
+        @Override
+        public Long merge(Long a, Long b) {
+            return a + b;
+        }
+    }
+
+    /** keyed-window-sum, per fired window: emits (key, sum). */
+    public static final class WindowEmit extends RichWindowFunction<Long, Tuple2<Integer, Long>, Integer, TimeWindow> {
+        private final Work work;
+
+        public WindowEmit(Work work) {
+            this.work = work;
+        }
+
+        @Override
+        public void open(OpenContext context) {
+            work.open(getRuntimeContext().getTaskInfo().getIndexOfThisSubtask());
+        }
+
+        @Override
+        public void apply(Integer key, TimeWindow window, Iterable<Long> sums,
+                Collector<Tuple2<Integer, Long>> out) {
+            for (Long sum : sums) {
+                out.collect(Tuple2.of(key, sum));
+            }
+        }
+    }
+
+    /**
+     * checkpoint-aware-map: passes records through; CheckpointedFunction with an operator
+     * ListState holding the last checkpoint it was notified of, and CheckpointListener (where a
+     * two-phase-commit function would commit).
+     */
+    public static final class CheckpointAwareMap<V> extends RichMapFunction<Tuple2<Integer, V>, Tuple2<Integer, V>>
+            implements CheckpointedFunction, CheckpointListener {
+        private final Work work;
+        private transient ListState<Long> state;
+        private transient long lastNotified;
+
+        public CheckpointAwareMap(Work work) {
+            this.work = work;
+        }
+
+        @Override
+        public void open(OpenContext context) {
+            work.open(getRuntimeContext().getTaskInfo().getIndexOfThisSubtask());
+        }
+
+        @Override
+        public void initializeState(FunctionInitializationContext context) throws Exception {
+            state = context.getOperatorStateStore()
+                    .getListState(new ListStateDescriptor<>("last-notified-checkpoint", Types.LONG));
+            for (Long id : state.get()) {
+                lastNotified = Math.max(lastNotified, id);
+            }
+        }
+
+        @Override
+        public void snapshotState(FunctionSnapshotContext context) throws Exception {
+            state.update(Collections.singletonList(lastNotified));
+        }
+
+        @Override
+        public void notifyCheckpointComplete(long checkpointId) {
+            lastNotified = Math.max(lastNotified, checkpointId);
+        }
+
+        @Override
+        public Tuple2<Integer, V> map(Tuple2<Integer, V> record) {
+            work.record();
+            return record;
+        }
+    }
+
+    /**
+     * union: a two-input operator (TwoInputStreamTask), as the simulator's union task. Inputs of
+     * different types leave as BYTES (see Records.asBytes).
+     */
+    public static final class Union<A, B, R>
+            extends RichCoMapFunction<Tuple2<Integer, A>, Tuple2<Integer, B>, Tuple2<Integer, R>> {
+        private final boolean toBytes;
+        private final Work work;
+
+        public Union(boolean toBytes, Work work) {
+            this.toBytes = toBytes;
+            this.work = work;
+        }
+
+        @Override
+        public void open(OpenContext context) {
+            work.open(getRuntimeContext().getTaskInfo().getIndexOfThisSubtask());
+        }
+
+        @SuppressWarnings("unchecked")
+        private Tuple2<Integer, R> pass(Tuple2<Integer, ?> record) {
+            work.record();
+            return (Tuple2<Integer, R>) (Tuple2<Integer, ?>) (toBytes ? Records.asBytes(record) : record);
+        }
+
+        @Override
+        public Tuple2<Integer, R> map1(Tuple2<Integer, A> record) {
+            return pass(record);
+        }
+
+        @Override
+        public Tuple2<Integer, R> map2(Tuple2<Integer, B> record) {
+            return pass(record);
+        }
+    }
+}
