@@ -206,7 +206,9 @@ fn operator(out: &mut String, scenario: &Scenario, p: &OpPlan) {
             format!("{input}\n                .filter(new Operators.Filter<>({keep_percent}, {w}))")
         }
         OperatorKind::KeyedCount => {
-            format!("{input}\n                .map(new Operators.KeyedCount<>({w}), Records.KEYED)")
+            format!(
+                "{input}\n                .process(new Operators.KeyedCount<>({w}), Records.KEYED)"
+            )
         }
         OperatorKind::KeyedWindowSum { window } => {
             let ms = parse_duration(window).unwrap_or(0) / MICROS_PER_MS;

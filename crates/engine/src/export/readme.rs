@@ -13,7 +13,7 @@ fn flink_api(kind: &OperatorKind, p: &OpPlan) -> &'static str {
         }
         OperatorKind::Map => "`map` (`Operators.PassMap`)",
         OperatorKind::Filter { .. } => "`filter` (`Operators.Filter`)",
-        OperatorKind::KeyedCount => "keyed `map` with `ValueState<Long>` \"count\" (`Operators.KeyedCount`)",
+        OperatorKind::KeyedCount => "`KeyedProcessFunction` with `ValueState<Long>` \"count\" (`Operators.KeyedCount`)",
         OperatorKind::KeyedWindowSum { .. } => {
             "`window(TumblingProcessingTimeWindows)` + `aggregate` (`Operators.WindowAdd`, `WindowEmit`)"
         }
@@ -87,7 +87,7 @@ pub(super) fn readme(scenario: &Scenario, graph: &JobGraph, plan: &Plan) -> Stri
          `record-size - 8` payload bytes = `record-size` bytes), a keyed operator's output a \
          `Tuple2<Integer, Long>` (12 bytes). On the wire Flink adds 13 bytes to each: a 4-byte length (the \
          simulator's `RECORD_HEADER_BYTES`), a 1-byte tag and an 8-byte timestamp (sources stamp every \
-         record), which the simulator does not count. Keys are `Integer`s, so key groups are \
+         record), which the simulator counts as well. Keys are `Integer`s, so key groups are \
          `murmurHash(key) % max parallelism` as in the simulator, and each datagen split produces the \
          simulator's keys for that subtask (SplitMix64 of seed, origin and sequence number).\n\n",
     );

@@ -67,7 +67,7 @@ fn seed_job_uses_the_expected_flink_apis() {
         "RateLimiterStrategy.perSecond(2000)",
         "WatermarkStrategy.noWatermarks(),\n                        \"datagen\")",
         "s0.keyBy(new Records.KeyOf<>(), Types.INT)",
-        ".map(new Operators.KeyedCount<>(Work.of(\"count-per-key\", start)), Records.KEYED)",
+        ".process(new Operators.KeyedCount<>(Work.of(\"count-per-key\", start)), Records.KEYED)",
         "s1.forward()\n                .map(new Operators.CheckpointAwareMap<>(",
         ".sinkTo(new DiscardingSink<>())",
         ".name(\"count-per-key\")",
@@ -89,8 +89,7 @@ fn seed_job_uses_the_expected_flink_apis() {
     for expected in [
         "new ValueStateDescriptor<>(\"count\", Types.LONG)",
         "implements CheckpointedFunction, CheckpointListener",
-        "getListState(new ListStateDescriptor<>(",
-        "extends RichMapFunction<Tuple2<Integer, V>, Tuple2<Integer, Long>>",
+        "extends KeyedProcessFunction<Integer, Tuple2<Integer, V>, Tuple2<Integer, Long>>",
     ] {
         assert!(
             operators.contains(expected),

@@ -39,7 +39,10 @@ pub struct Network {
 pub const BUFFERS_PER_CHANNEL: u32 = 2;
 pub const FLOATING_BUFFERS_PER_GATE: u32 = 8;
 pub const MAX_BUFFERS_PER_CHANNEL: u32 = 10;
-/// Bytes of a record's length header in Flink's serialized stream.
-pub const RECORD_HEADER_BYTES: u32 = 4;
+/// Framing Flink adds to every record on the wire: the 4-byte length (`DataOutputSerializer`
+/// in `RecordWriter.serializeRecord`), the `StreamElementSerializer` tag byte and the 8-byte
+/// timestamp, which FLIP-27 sources set on every record (even with `noWatermarks()`) and
+/// operators keep. Measured: 20 000 exported 1024-byte records cost 20 740 052 bytes out.
+pub const RECORD_HEADER_BYTES: u32 = 4 + 1 + 8;
 /// Serialized size of a checkpoint barrier event (id, timestamp, options).
 pub const BARRIER_EVENT_BYTES: u32 = 40;
