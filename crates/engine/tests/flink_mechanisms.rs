@@ -118,18 +118,27 @@ fn the_first_checkpoint_follows_the_deployment_and_sources_start_when_running() 
         produced <= 26 * 2000 + 100,
         "sources emitted {produced} records"
     );
-    // A failover redeploys: the next checkpoint again follows the deployment at once.
+    // After a failover the restore restarts the scheduler at once, while the tasks deploy: that
+    // trigger fails, and the next checkpoint comes one interval after the restore.
     let mut scenario = slow_deploy();
     scenario.faults.push(Fault::Kill {
         task: "count-per-key#1".into(),
         at: "12s".into(),
     });
-    let sim = run(scenario, 30);
-    let restarted = sim.tasks_running_at;
-    assert!(restarted > 12 * MICROS_PER_SEC + deploy, "{restarted}");
-    assert!(sim
-        .coordinator
-        .stats()
+    let sim = run(scenario, 40);
+    let stats = sim.coordinator.stats();
+    let restored = stats
+        .latest_restored
+        .as_ref()
+        .map(|r| r.restore_timestamp)
+        .expect("restored");
+    assert_eq!(stats.counts.failed, 1, "{:?}", stats.counts);
+    let next = stats
         .history()
-        .any(|cp| cp.trigger_timestamp == restarted));
+        .map(|cp| cp.trigger_timestamp)
+        .filter(|t| *t > restored)
+        .min()
+        .unwrap();
+    assert_eq!(next, restored + 5 * MICROS_PER_SEC);
+    assert!(sim.tasks_running_at >= restored + deploy);
 }

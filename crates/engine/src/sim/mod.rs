@@ -315,6 +315,11 @@ impl Simulation {
     /// SCHEDULED stops the scheduler again, and it restarts once every task is RUNNING, then with
     /// `min-pause` as its delay (`startCheckpointScheduler` sets `triggerDelay` to it after the
     /// first start), so the first checkpoint follows the deployment at once.
+    ///
+    /// After a failover the restore (`SchedulerBase.restoreState`) restarts the scheduler itself,
+    /// with `min-pause`, while the new tasks still deploy: that trigger fails with
+    /// NOT_ALL_REQUIRED_TASKS_RUNNING and the next one comes an interval later. The deactivator
+    /// keeps the failed attempts as pending executions, so it never starts the scheduler again.
     fn start(&mut self) {
         let deploy = self.params.task_deploy_time;
         self.deployments += 1;
@@ -330,7 +335,8 @@ impl Simulation {
                 .push(self.now + deploy, Event::TasksRunning { deployment });
         }
         self.start_checkpoint_scheduler();
-        if deploy > 0
+        if self.deployments == 1
+            && deploy > 0
             && self
                 .coordinator
                 .config()
@@ -450,7 +456,7 @@ impl Simulation {
             Event::TasksRunning { deployment } => {
                 if deployment == self.deployments && self.status == JobStatus::Running {
                     self.tasks_running();
-                    if self.params.task_deploy_time > 0 {
+                    if self.params.task_deploy_time > 0 && self.deployments == 1 {
                         self.start_checkpoint_scheduler();
                     }
                 }

@@ -28,8 +28,8 @@ public final class Work implements Serializable {
 
     /** Parked time below this is carried to the next record rather than parked for. */
     private static final long MIN_PARK_NANOS = 50_000L;
-    /** At most this much of a park's overshoot is credited to the next records. */
-    private static final long MAX_CREDIT_NANOS = 1_000_000L;
+    /** At most this much of a park's overshoot is credited to the next record. */
+    private static final long MAX_CREDIT_NANOS = 200_000L;
 
     private final String operator;
     private final long start;
@@ -124,8 +124,10 @@ public final class Work implements Serializable {
      */
     private void pay(long cost) {
         long now = System.nanoTime();
-        // Idle time is no credit beyond a park's overshoot.
-        due = Math.max(due, now - MAX_CREDIT_NANOS) + cost;
+        // A park overshoots by tens of microseconds: credit that to the next record when it
+        // follows at once, but never idle time (a record after a pause pays its full cost).
+        boolean follows = now >= due && now - due <= MAX_CREDIT_NANOS;
+        due = (follows ? due : Math.max(due, now)) + cost;
         long wait;
         while ((wait = due - System.nanoTime()) > MIN_PARK_NANOS) {
             if (Thread.currentThread().isInterrupted()) {
