@@ -898,6 +898,17 @@ def dump_run(run_dir: Path, seconds: int) -> str:
 # --------------------------------------------------------------------------------------------
 
 
+def flink_lib() -> Path | None:
+    """$FLINK_LIB, else the jars of apache-flink-libraries in /opt/flink-venv."""
+    if os.environ.get("FLINK_LIB"):
+        p = Path(os.environ["FLINK_LIB"])
+        return p if (p / f"flink-dist-{FLINK_VERSION}.jar").exists() else None
+    for p in sorted(Path("/opt/flink-venv/lib").glob("python3*/site-packages/pyflink/lib")):
+        if (p / f"flink-dist-{FLINK_VERSION}.jar").exists():
+            return p
+    return None
+
+
 def nproc() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
 
@@ -906,11 +917,11 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scenarios", help="comma-separated scenario names (default: all)")
-    ap.add_argument("--runs", type=int, default=2, help="real runs per scenario (default 2)")
-    ap.add_argument("--seconds", type=int, default=32,
-                    help="seconds of each run, from job submission (default 32)")
+    ap.add_argument("--runs", type=int, default=None, help="real runs per scenario (default 2)")
+    ap.add_argument("--seconds", type=int, default=None,
+                    help="seconds of each run, from job submission (default 32; --quick: 22)")
     ap.add_argument("--quick", action="store_true",
-                    help="the CI subset: quick scenarios, 1 run each (unless --runs is given)")
+                    help="the CI subset: the quick scenarios, 2 runs of 22 s each")
     ap.add_argument("--sim-seeds", type=int, default=None,
                     help="simulator seeds per scenario, 1..N (default: as many as --runs)")
     ap.add_argument("--from-saved", action="store_true",
@@ -931,6 +942,9 @@ def main() -> int:
                     help="print every saved real run per checkpoint and subtask (Markdown), exit")
     args = ap.parse_args()
 
+    explicit_seconds = args.seconds is not None
+    if args.seconds is None:
+        args.seconds = 22 if args.quick else 32
     if args.list:
         for sc in SCENARIOS:
             print(f"{sc.name:28} {'quick ' if sc.quick else '      '}{sc.note}")
@@ -943,7 +957,10 @@ def main() -> int:
             runs_dirs = sorted((args.out / name).glob("run-*"), key=lambda p: int(p.name.split("-")[1]))
             for rd in runs_dirs:
                 if (rd / "job.json").exists():
-                    print(dump_run(rd, args.seconds) + "\n")
+                    secs = args.seconds
+                    if not explicit_seconds and (rd / "meta.json").exists():
+                        secs = json.loads((rd / "meta.json").read_text()).get("seconds", secs)
+                    print(dump_run(rd, secs) + "\n")
         return 0
 
     signal.signal(signal.SIGTERM, _on_signal)
@@ -959,12 +976,20 @@ def main() -> int:
         chosen = [known[w] for w in wanted]
     elif args.quick:
         chosen = [s for s in SCENARIOS if s.quick]
-    runs = args.runs
-    if args.quick and "--runs" not in sys.argv:
-        runs = 1
+    runs = args.runs if args.runs is not None else 2
     sim_seeds = args.sim_seeds or max(runs, 1)
 
     t_start = time.monotonic()
+    if not args.from_saved:
+        lib = flink_lib()
+        if lib is None:
+            print("harness: no Flink 2.3.0 jars: set FLINK_LIB or run .ci/bootstrap "
+                  "(/opt/flink-venv, apache-flink-libraries==2.3.0)", file=sys.stderr)
+            return 2
+        os.environ["FLINK_LIB"] = str(lib)
+        if shutil.which("javac") is None:
+            print("harness: javac not found (JDK 17 needed)", file=sys.stderr)
+            return 2
     bl = barrierlab_bin(args)
     work = Path(tempfile.mkdtemp(prefix="barrierlab-harness-"))
     sections_text, sections_md, commands = [], [], []
@@ -976,6 +1001,11 @@ def main() -> int:
             sc_out.mkdir(parents=True, exist_ok=True)
             sargs = scenario_args(bl, sc, work)
             reals, errors = [], []
+            seconds = args.seconds
+            saved_meta = sc_out / "run-1" / "meta.json"
+            if args.from_saved and not explicit_seconds and saved_meta.exists():
+                # Compare with the simulator over the saved runs' length.
+                seconds = json.loads(saved_meta.read_text()).get("seconds", seconds)
             if not args.from_saved:
                 if args.job_dir:
                     job_dir = (args.job_dir / sc.name).resolve()
@@ -994,9 +1024,9 @@ def main() -> int:
                     if job_dir is None:
                         break
                     run_dir = sc_out / f"run-{n}"
-                    print(f"[{sc.name}] real run {n}/{runs} ({args.seconds} s) ...", flush=True)
+                    print(f"[{sc.name}] real run {n}/{runs} ({seconds} s) ...", flush=True)
                     try:
-                        meta = real_run(job_dir, run_dir, args.seconds, n, args.start_timeout)
+                        meta = real_run(job_dir, run_dir, seconds, n, args.start_timeout)
                         print(f"[{sc.name}]   job {meta['job']}: JOB line after "
                               f"{meta['launch_to_job_line_s']} s, run wall {meta['wall_s']} s",
                               flush=True)
@@ -1010,19 +1040,19 @@ def main() -> int:
             for run_dir in sorted(sc_out.glob("run-*"), key=lambda p: int(p.name.split("-")[1])):
                 if (run_dir / "job.json").exists():
                     try:
-                        reals.append(load_real(run_dir, args.seconds))
+                        reals.append(load_real(run_dir, seconds))
                     except Exception as e:  # noqa: BLE001
                         errors.append(f"{run_dir.name}: unreadable ({type(e).__name__}: {e})")
             sims = []
             for seed in range(1, sim_seeds + 1):
-                cmd = [bl, "run", *sargs, "--seconds", str(args.seconds), "--seed", str(seed),
+                cmd = [bl, "run", *sargs, "--seconds", str(seconds), "--seed", str(seed),
                        "--format", "json"]
                 if seed == 1:
                     commands.append(shlex.join(["barrierlab", *cmd[1:]]))
                 report = json.loads(run_cmd(cmd, timeout=600))
                 (sc_out / f"sim-seed-{seed}.json").write_text(json.dumps(report, indent=1) + "\n")
                 sims.append(load_sim(report))
-            title = (f"== {sc.name}: {sc.note} — {len(reals)} real run(s) × {args.seconds} s, "
+            title = (f"== {sc.name}: {sc.note} — {len(reals)} real run(s) × {seconds} s, "
                      f"{len(sims)} simulator seed(s)")
             if not reals:
                 errors.append("no real run to compare")
@@ -1039,7 +1069,7 @@ def main() -> int:
             print(text + "\n", flush=True)
             sections_text.append(text)
             md = [f"### {sc.name}", "", f"{sc.note}. `{scenario_desc(sc)}`; "
-                  f"{len(reals)} real run(s) of {args.seconds} s, "
+                  f"{len(reals)} real run(s) of {seconds} s, "
                   f"{len(sims)} simulator seed(s).", ""]
             if trows:
                 md.append(render_md(trows))
