@@ -169,6 +169,7 @@ TOLERANCES: dict[str, Rule] = {
     "completed": Rule(abs=1, ratio=None),
     "failed": Rule(abs=0, ratio=None),
     "restored": Rule(abs=0, ratio=None),
+    "restored_id": Rule(abs=0, ratio=None),
     "backpressured_subtasks": Rule(exact_set=True, ratio=None),
     # When checkpoint 1 is triggered, in ms after the last subtask switched to RUNNING (the
     # simulator's tasks run from time 0). It decides how full the queues are at checkpoint 1.
@@ -357,6 +358,7 @@ class Collector:
         self.jp = f"/jobs/{job}"
         self.vertices: list[dict] = []
         self.details_done: set[int] = set()
+        self.initial_times = False
         self.samples: dict[str, list] = {"backpressure": [], "metrics": [], "metrics_aggregated": [],
                                           "job": [], "checkpoints": []}
 
@@ -370,6 +372,14 @@ class Collector:
         body = rest_get(self.base, self.jp)
         if ok(body):
             self.vertices = body.get("vertices", [])
+            running = all(v.get("tasks", {}).get("RUNNING") == v.get("parallelism")
+                          for v in self.vertices)
+            if running and self.vertices and not self.initial_times:
+                # The first attempts' state timestamps, before any failover replaces them.
+                for v in self.vertices:
+                    self.save(f"subtasktimes-initial-{v['id']}.json",
+                              rest_get(self.base, f"{self.jp}/vertices/{v['id']}/subtasktimes"))
+                self.initial_times = True
         self.samples["job"].append({"t": self.t(), "body": body})
         return body
 
@@ -585,7 +595,9 @@ def load_real(run_dir: Path, seconds: int) -> dict:
     # All subtasks RUNNING: the latest RUNNING timestamp over every subtask of every vertex.
     all_running = None
     for vid in names:
-        p = run_dir / f"subtasktimes-{vid}.json"
+        p = run_dir / f"subtasktimes-initial-{vid}.json"
+        if not p.exists():
+            p = run_dir / f"subtasktimes-{vid}.json"
         if p.exists():
             body = json.loads(p.read_text())
             for s in body.get("subtasks", []) if ok(body) else []:
@@ -594,7 +606,9 @@ def load_real(run_dir: Path, seconds: int) -> dict:
                     all_running = max(all_running or 0, r)
     first_trigger = min((c["trigger"] for c in cps), default=None)
     counts = cps_body.get("counts", {})
+    restored = (cps_body.get("latest") or {}).get("restored") or {}
     return {
+        "restored_id": restored.get("id"),
         "source": str(run_dir),
         "vertices": parallelism,
         "checkpoints": cps,
@@ -619,7 +633,9 @@ def load_sim(report: dict) -> dict:
                          "backpressure": s["ratio"], "idle": s["idleRatio"]}
                         for s in bp["subtasks"]]
     first_trigger = min((c["trigger"] for c in cps), default=None)
+    restored = (report["checkpoints"].get("latest") or {}).get("restored") or {}
     return {
+        "restored_id": restored.get("id"),
         "source": "simulator",
         "vertices": vertices,
         "checkpoints": cps,
@@ -744,6 +760,8 @@ def extract_rows(reals: list[dict], sims: list[dict]) -> list[Row]:
     add("completed", "completed checkpoints", "", lambda o: [o["counts"].get("completed", 0)])
     add("failed", "failed checkpoints", "", lambda o: [o["counts"].get("failed", 0)])
     add("restored", "restored", "", lambda o: [o["counts"].get("restored", 0)])
+    add("restored_id", "restored from checkpoint", "",
+        lambda o: [] if o["restored_id"] is None else [o["restored_id"]])
     add("first_trigger_after_running", "first trigger after tasks RUNNING", "ms",
         lambda o: [] if o["first_trigger_after_running"] is None else [o["first_trigger_after_running"]])
     add("submit_to_running", "job submission → all tasks RUNNING", "ms",
