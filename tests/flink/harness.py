@@ -170,6 +170,10 @@ TOLERANCES: dict[str, Rule] = {
     "failed": Rule(abs=0, ratio=None),
     "restored": Rule(abs=0, ratio=None),
     "restored_id": Rule(abs=0, ratio=None),
+    # Failover (scenarios with --fail): the restart delay and the next trigger after the restore.
+    "failure_after_start": Rule(info=True),
+    "restore_after_failure": Rule(abs=5, long_from=200, long_rel=0.25),
+    "trigger_after_restore": Rule(abs=250),
     "backpressured_subtasks": Rule(exact_set=True, ratio=None),
     # When checkpoint 1 is triggered, in ms after the last subtask switched to RUNNING (the
     # simulator's tasks run from time 0). It decides how full the queues are at checkpoint 1.
@@ -607,8 +611,16 @@ def load_real(run_dir: Path, seconds: int) -> dict:
     first_trigger = min((c["trigger"] for c in cps), default=None)
     counts = cps_body.get("counts", {})
     restored = (cps_body.get("latest") or {}).get("restored") or {}
+    failure_ts = None
+    exc = run_dir / "exceptions.json"
+    if exc.exists():
+        body = json.loads(exc.read_text())
+        entries = (body.get("exceptionHistory") or {}).get("entries", []) if ok(body) else []
+        failure_ts = min((e["timestamp"] for e in entries if e.get("timestamp")), default=None)
     return {
         "restored_id": restored.get("id"),
+        **recovery(cps, restored.get("restore_timestamp"), failure_ts,
+                   failure_ts - job["start-time"] if failure_ts else None),
         "source": str(run_dir),
         "vertices": parallelism,
         "checkpoints": cps,
@@ -621,7 +633,28 @@ def load_real(run_dir: Path, seconds: int) -> dict:
     }
 
 
-def load_sim(report: dict) -> dict:
+def recovery(cps: list[dict], restore_ts, failure_ts, failure_after_start) -> dict:
+    """Failover figures: failure -> restore, restore -> next checkpoint trigger."""
+    after = [c["trigger"] for c in cps if restore_ts is not None and c["trigger"] >= restore_ts]
+    return {
+        "failure_after_start": failure_after_start,
+        "restore_after_failure": (restore_ts - failure_ts)
+        if (restore_ts is not None and failure_ts is not None) else None,
+        "trigger_after_restore": (min(after) - restore_ts) if after else None,
+    }
+
+
+def fault_time_ms(fail: list[str]) -> int | None:
+    """`op#n@12s` -> 12000 (the first --fail of a scenario)."""
+    for f in fail:
+        m = re.search(r"@(\d+(?:\.\d+)?)\s*(ms|s|min)?$", f)
+        if m:
+            scale = {"ms": 1, "s": 1000, "min": 60000, None: 1000}[m.group(2)]
+            return int(float(m.group(1)) * scale)
+    return None
+
+
+def load_sim(report: dict, fail_at_ms: int | None = None) -> dict:
     cps = []
     for cid, d in sorted(report["details"].items(), key=lambda kv: int(kv[0])):
         cps.append(_cp_obs(d, d.get("tasks", {}), report["subtasks"].get(cid, {})))
@@ -636,6 +669,8 @@ def load_sim(report: dict) -> dict:
     restored = (report["checkpoints"].get("latest") or {}).get("restored") or {}
     return {
         "restored_id": restored.get("id"),
+        # Simulated time 0 is the job's start; the fault fires at its scripted time.
+        **recovery(cps, restored.get("restore_timestamp"), fail_at_ms, fail_at_ms),
         "source": "simulator",
         "vertices": vertices,
         "checkpoints": cps,
@@ -762,6 +797,10 @@ def extract_rows(reals: list[dict], sims: list[dict]) -> list[Row]:
     add("restored", "restored", "", lambda o: [o["counts"].get("restored", 0)])
     add("restored_id", "restored from checkpoint", "",
         lambda o: [] if o["restored_id"] is None else [o["restored_id"]])
+    for key, label in [("failure_after_start", "failure, after job start"),
+                       ("restore_after_failure", "failure → restore"),
+                       ("trigger_after_restore", "restore → next checkpoint trigger")]:
+        add(key, label, "ms", lambda o, key=key: [] if o.get(key) is None else [o[key]])
     add("first_trigger_after_running", "first trigger after tasks RUNNING", "ms",
         lambda o: [] if o["first_trigger_after_running"] is None else [o["first_trigger_after_running"]])
     add("submit_to_running", "job submission → all tasks RUNNING", "ms",
@@ -1069,7 +1108,7 @@ def main() -> int:
                     commands.append(shlex.join(["barrierlab", *cmd[1:]]))
                 report = json.loads(run_cmd(cmd, timeout=600))
                 (sc_out / f"sim-seed-{seed}.json").write_text(json.dumps(report, indent=1) + "\n")
-                sims.append(load_sim(report))
+                sims.append(load_sim(report, fault_time_ms(sc.fail)))
             title = (f"== {sc.name}: {sc.note} — {len(reals)} real run(s) × {seconds} s, "
                      f"{len(sims)} simulator seed(s)")
             if not reals:
