@@ -545,19 +545,35 @@ def _cp_obs(cp: dict, tasks: dict[str, dict], subtasks: dict[str, dict]) -> dict
     }
 
 
-def _median_ratio_samples(samples: list[dict], key: str) -> float | None:
-    vals = []
-    for s in samples:
-        if not ok(s["body"]):
+def _metric(body, key: str) -> float | None:
+    if not ok(body):
+        return None
+    for m in body:
+        if m.get("id") == key:
+            try:
+                v = float(m["value"]) / 1000.0
+            except (KeyError, ValueError):
+                return None
+            return None if math.isnan(v) else v
+    return None
+
+
+RATIO_METRICS = {"busy": "busyTimeMsPerSecond", "backpressure": "backPressuredTimeMsPerSecond",
+                 "idle": "idleTimeMsPerSecond"}
+
+
+def _ratio_snapshots(samples: list[dict]) -> list[dict]:
+    """Distinct metric snapshots, in time order. The REST metric store is refreshed only every
+    `metrics.fetcher.update-interval` (10 s), so consecutive polls often repeat one snapshot;
+    each snapshot counts once."""
+    out: list[dict] = []
+    for s in sorted(samples, key=lambda s: s["t"]):
+        snap = {k: _metric(s["body"], m) for k, m in RATIO_METRICS.items()}
+        if all(v is None for v in snap.values()):
             continue
-        for m in s["body"]:
-            if m.get("id") == key:
-                try:
-                    vals.append(float(m["value"]) / 1000.0)
-                except (KeyError, ValueError):
-                    pass
-    vals = [v for v in vals if not math.isnan(v)]
-    return statistics.median(vals) if vals else None
+        if not out or out[-1] != snap:
+            out.append(snap)
+    return out
 
 
 def load_real(run_dir: Path, seconds: int) -> dict:
@@ -579,7 +595,7 @@ def load_real(run_dir: Path, seconds: int) -> dict:
                 if ok(body):
                     subtasks[names[vid]] = body
         cps.append(_cp_obs(d, tasks, subtasks))
-    # Ratios: metric samples from the second half of the run, per subtask.
+    # Ratios: the last metric snapshot of the run (polled in its second half), per subtask.
     samples = json.loads((run_dir / "samples-metrics.json").read_text())
     ratios: dict[str, list[dict]] = {}
     for vid, name in names.items():
@@ -587,12 +603,14 @@ def load_real(run_dir: Path, seconds: int) -> dict:
         for i in range(parallelism[name]):
             mine = [s for s in samples if s["vertex"] == vid and s["subtask"] == i
                     and s["t"] >= seconds / 2]
-            rows.append({
-                "subtask": i,
-                "busy": _median_ratio_samples(mine, "busyTimeMsPerSecond"),
-                "backpressure": _median_ratio_samples(mine, "backPressuredTimeMsPerSecond"),
-                "idle": _median_ratio_samples(mine, "idleTimeMsPerSecond"),
-            })
+            # The last snapshot, like the simulator's last-5-s window: earlier ones can still be
+            # in the ramp-up (queues filling).
+            snaps = _ratio_snapshots(mine)[-1:]
+            row = {"subtask": i}
+            for k in RATIO_METRICS:
+                vals = [sn[k] for sn in snaps if sn[k] is not None]
+                row[k] = statistics.median(vals) if vals else None
+            rows.append(row)
         ratios[name] = rows
     ts = job.get("timestamps", {})
     running_at = ts.get("RUNNING") or None
@@ -940,7 +958,7 @@ def dump_run(run_dir: Path, seconds: int) -> str:
                            f"{st['alignment']} | {st['sync']} | {st['async']} | {st['persisted']} | "
                            f"{st['processed']} | {st['ack_after_trigger']} | {st['checkpointed_size']} | "
                            f"{st['unaligned']} |")
-    out += ["", "| vertex#subtask | busy | backpressured | idle (second half of the run) |",
+    out += ["", "| vertex#subtask | busy | backpressured | idle (last metric snapshot) |",
             "|---|---|---|---|"]
     for name, rs in o["ratios"].items():
         for r in rs:
@@ -1178,7 +1196,9 @@ def markdown_document(args, sections: list[str], runs: int, seeds: int, wall: fl
         "",
         "Real values pool every completed checkpoint except checkpoint 1 (reported on its own "
         "rows), every subtask and every run; `runs` lists each run's median. Ratios are "
-        "`busyTimeMsPerSecond` etc. / 1000 per subtask, sampled in the second half of each run. "
+        "`busyTimeMsPerSecond` etc. / 1000 per subtask from each run's last metric snapshot "
+        "(Flink's gauges cover 5 s; its REST metric store refreshes every 10 s), against the "
+        "simulator's last 5 s. "
         "Tolerances: `TOLERANCES` in `tests/flink/harness.py`; `< noise` marks a rule tighter "
         "than the spread between real runs.",
     ]
