@@ -441,9 +441,10 @@ def real_run(job_dir: Path, out: Path, seconds: int, run_no: int, start_timeout:
     cmd = [str(job_dir / "run.sh"), "--rest-port", str(port), "--seconds", str(seconds + 60)]
     meta = {"command": shlex.join(cmd), "port": port, "seconds": seconds, "run": run_no,
             "started": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
-    stale_log = job_dir / "flink.log"
-    if stale_log.exists():
-        stale_log.unlink()
+    # The job's own log (an export writes build/flink.log): only this run's lines.
+    for stale_log in (job_dir / "flink.log", job_dir / "build" / "flink.log"):
+        if stale_log.exists():
+            stale_log.unlink()
     stderr = open(out / "stderr.txt", "w")
     t_launch = time.monotonic()
     proc = subprocess.Popen(cmd, cwd=job_dir, stdout=subprocess.PIPE, stderr=stderr, text=True,
@@ -495,9 +496,9 @@ def real_run(job_dir: Path, out: Path, seconds: int, run_no: int, start_timeout:
         meta["stdout"] = lines[-50:]
         meta["wall_s"] = round(time.monotonic() - t_launch, 3)
         (out / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
-        log = job_dir / "flink.log"
-        if log.exists():
-            shutil.copy(log, out / "flink.log")
+        for log in (job_dir / "flink.log", job_dir / "build" / "flink.log"):
+            if log.exists():
+                shutil.copy(log, out / "flink.log")
     return meta
 
 
