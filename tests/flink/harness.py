@@ -431,7 +431,8 @@ class Collector:
             self.save(f"samples-{k}.json", v)
 
 
-def real_run(job_dir: Path, out: Path, seconds: int, run_no: int, start_timeout: float) -> dict:
+def real_run(job_dir: Path, out: Path, seconds: int, run_no: int, start_timeout: float,
+             origin: str = "") -> dict:
     """Runs DIR/run.sh once, collects REST for `seconds` after submission, kills it."""
     out.mkdir(parents=True, exist_ok=True)
     for old in out.iterdir():
@@ -439,7 +440,8 @@ def real_run(job_dir: Path, out: Path, seconds: int, run_no: int, start_timeout:
     port = free_port()
     # The job must outlive the collection: ask for more seconds than we poll, then stop it.
     cmd = [str(job_dir / "run.sh"), "--rest-port", str(port), "--seconds", str(seconds + 60)]
-    meta = {"command": shlex.join(cmd), "port": port, "seconds": seconds, "run": run_no,
+    meta = {"command": shlex.join(cmd), "job_from": origin, "port": port, "seconds": seconds,
+            "run": run_no,
             "started": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
     # The job's own log (an export writes build/flink.log): only this run's lines.
     for stale_log in (job_dir / "flink.log", job_dir / "build" / "flink.log"):
@@ -1102,7 +1104,8 @@ def main() -> int:
                     run_dir = sc_out / f"run-{n}"
                     print(f"[{sc.name}] real run {n}/{runs} ({seconds} s) ...", flush=True)
                     try:
-                        meta = real_run(job_dir, run_dir, seconds, n, args.start_timeout)
+                        meta = real_run(job_dir, run_dir, seconds, n, args.start_timeout,
+                                        export_cmd)
                         print(f"[{sc.name}]   job {meta['job']}: JOB line after "
                               f"{meta['launch_to_job_line_s']} s, run wall {meta['wall_s']} s",
                               flush=True)
