@@ -1070,7 +1070,7 @@ def main() -> int:
             return 2
     bl = barrierlab_bin(args)
     work = Path(tempfile.mkdtemp(prefix="barrierlab-harness-"))
-    sections_text, sections_md, commands = [], [], []
+    sections_text, sections_md = [], []
     any_fail = False
     try:
         for sc in chosen:
@@ -1097,7 +1097,6 @@ def main() -> int:
                     except Exception as e:  # noqa: BLE001
                         errors.append(f"export failed: {e}")
                         job_dir = None
-                commands.append(export_cmd)
                 for n in range(1, runs + 1):
                     if job_dir is None:
                         break
@@ -1126,8 +1125,6 @@ def main() -> int:
             for seed in range(1, sim_seeds + 1):
                 cmd = [bl, "run", *sargs, "--seconds", str(seconds), "--seed", str(seed),
                        "--format", "json"]
-                if seed == 1:
-                    commands.append(shlex.join(["barrierlab", *cmd[1:]]))
                 report = json.loads(run_cmd(cmd, timeout=600))
                 (sc_out / f"sim-seed-{seed}.json").write_text(json.dumps(report, indent=1) + "\n")
                 sims.append(load_sim(report, fault_time_ms(sc.fail)))
@@ -1150,6 +1147,12 @@ def main() -> int:
             md = [f"### {sc.name}", "", f"{sc.note}. `{scenario_desc(sc)}`; "
                   f"{len(reals)} real run(s) of {seconds} s{provenance(sc_out)}, "
                   f"{len(sims)} simulator seed(s).", ""]
+            shown = [a if not a.startswith(str(work)) else "SCENARIO.json" for a in sargs]
+            md.append(f"Simulator: `barrierlab run {shlex.join(shown)} --seconds {seconds} "
+                      f"--seed K --format json`, K = 1..{len(sims)}"
+                      + (f" (SCENARIO.json: {json.dumps(sc.patch)} on `{sc.preset}`)"
+                         if sc.patch else "") + ".")
+            md.append("")
             if trows:
                 md.append(render_md(trows))
             for e in errors:
