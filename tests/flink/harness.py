@@ -1,0 +1,1248 @@
+#!/usr/bin/env python3
+"""Differential harness: Barrier Lab's simulator against real Apache Flink 2.3.
+
+For each scenario: `barrierlab export` writes a runnable Flink job; the harness runs it (a local
+MiniCluster) several times, polls its REST API while it runs, saves every response under
+tests/flink/out/<scenario>/run-N/, runs the simulator on the same scenario, and prints a table
+real (median [min-max], over checkpoints, subtasks and runs) vs simulated, with a verdict per
+measure against a tolerance declared in TOLERANCES below. Exits 1 when a measure FAILs.
+
+Standard library only. See tests/flink/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import math
+import os
+import platform
+import re
+import shlex
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+OUT_DEFAULT = REPO / "tests" / "flink" / "out"
+DOC = REPO / "docs" / "fidelity.md"
+DOC_BEGIN = "<!-- harness:begin -->"
+DOC_END = "<!-- harness:end -->"
+FLINK_VERSION = "2.3.0"
+JOB_LINE = re.compile(r"^BARRIERLAB-JOB ([0-9a-f]{32}) (http://127\.0\.0\.1:(\d+))\s*$")
+
+# --------------------------------------------------------------------------------------------
+# Scenarios: a preset plus --set / --fail, or a scenario JSON the harness derives from a preset.
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Scenario:
+    name: str
+    preset: str
+    sets: list[str] = field(default_factory=list)
+    fail: list[str] = field(default_factory=list)
+    # Changes to the scenario JSON that --set cannot make (e.g. the cluster's TaskManagers).
+    # When set, the harness writes the preset (with `sets`) as JSON, applies this, and passes
+    # the file to both `export` and `run`.
+    patch: dict | None = None
+    quick: bool = False
+    note: str = ""
+
+
+SEED_OPERATORS = ["datagen", "count-per-key", "checkpoint-aware-map", "discard-sink"]
+
+SCENARIOS = [
+    Scenario("seed-demo", "seed-demo", quick=True, note="aligned, no backpressure"),
+    Scenario("seed-backpressure", "seed-backpressure", quick=True,
+             note="aligned, 5 ms per record in count-per-key"),
+    Scenario("seed-unaligned", "seed-unaligned", quick=True,
+             note="unaligned, 5 ms per record in count-per-key"),
+    Scenario("seed-unaligned-timeout-1s", "seed-unaligned",
+             sets=["execution.checkpointing.aligned-checkpoint-timeout=1s"],
+             note="aligned for 1 s after the trigger, then unaligned"),
+    Scenario("seed-demo-cost-1ms", "seed-demo",
+             sets=["operator.count-per-key.cost-per-record=1ms"],
+             note="1 ms per record: ~1000 records/s capacity against ~1000 arriving per subtask"),
+    Scenario("parallelism-4", "seed-demo",
+             sets=[f"operator.{op}.parallelism=4" for op in SEED_OPERATORS],
+             note="every operator at parallelism 4"),
+    Scenario("two-taskmanagers", "seed-demo", patch={"cluster": {"taskmanagers": 2}},
+             note="2 TaskManagers with 1 slot each: the hash edge crosses TaskManagers (remote channels)"),
+    Scenario("two-input-join", "two-input-join", note="two sources, one behind a slow map"),
+    Scenario("seed-2pc-kill", "seed-2pc", fail=["count-per-key#1@12s"],
+             note="two-phase-commit sink; count-per-key#1 killed at 12 s"),
+]
+
+# --------------------------------------------------------------------------------------------
+# Tolerances: one rule per measure, all in this table. A simulated median passes when it is
+# within `abs` of the real median (in the measure's unit), or -- for real medians of at least
+# `long_from` -- within `long_rel` of it, or otherwise within the ratio band `ratio`.
+# No band is wider than [0.5, 2]: a 2x error always fails unless it is within `abs`.
+# The values come from real Flink's own run-to-run spread (see tests/flink/README.md); the table
+# flags a rule that is tighter than the spread actually observed ("< noise").
+# `info` measures are reported without a verdict.
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Rule:
+    abs: float = 0.0
+    ratio: tuple[float, float] | None = (0.5, 2.0)
+    long_from: float | None = None
+    long_rel: float | None = None
+    info: bool = False
+    exact_set: bool = False
+
+    def describe(self, unit: str) -> str:
+        if self.info:
+            return "info only"
+        if self.exact_set:
+            return "same set"
+        parts = []
+        if self.abs:
+            parts.append(f"±{fmt_value(self.abs, unit)}")
+        if self.long_from is not None and self.long_rel is not None:
+            parts.append(f"≥{fmt_value(self.long_from, unit)}: ±{self.long_rel * 100:.0f} %")
+        if self.ratio is not None:
+            parts.append(f"×[{self.ratio[0]:g}, {self.ratio[1]:g}]")
+        return " or ".join(parts) if parts else "exact"
+
+    def check(self, real: float, sim: float) -> bool:
+        if abs(sim - real) <= self.abs:
+            return True
+        if self.long_from is not None and self.long_rel is not None and real >= self.long_from:
+            return abs(sim - real) <= self.long_rel * real
+        if self.ratio is not None and real > 0:
+            return self.ratio[0] <= sim / real <= self.ratio[1]
+        return False
+
+    def band(self, real: float) -> tuple[float, float]:
+        """The interval of simulated values this rule accepts around `real`."""
+        lo, hi = real - self.abs, real + self.abs
+        if self.long_from is not None and self.long_rel is not None and real >= self.long_from:
+            lo, hi = min(lo, real * (1 - self.long_rel)), max(hi, real * (1 + self.long_rel))
+        elif self.ratio is not None and real > 0:
+            lo, hi = min(lo, real * self.ratio[0]), max(hi, real * self.ratio[1])
+        return lo, hi
+
+
+KIB = 1024.0
+BUFFER = 32 * KIB  # one network buffer (taskmanager.memory.segment-size)
+
+TOLERANCES: dict[str, Rule] = {
+    # Durations in ms. Short figures: a few ms of slack (JVM, RPC and thread hand-offs are noise
+    # at that scale), else within 2x. Long figures (backpressured start delay, aligned timeouts):
+    # +-25 %.
+    "end_to_end_duration": Rule(abs=5, long_from=200, long_rel=0.25),
+    "end_to_end_duration_cp1": Rule(abs=5, long_from=200, long_rel=0.25),
+    "ack_after_trigger": Rule(abs=5, long_from=200, long_rel=0.25),
+    "start_delay": Rule(abs=5, long_from=200, long_rel=0.25),
+    "alignment": Rule(abs=5, long_from=200, long_rel=0.25),
+    "sync": Rule(abs=3),
+    "async": Rule(abs=3),
+    # Bytes. State is deterministic: +-10 %. In-flight data (persisted, processed during
+    # alignment) has a slack of two 1 KiB records, +-25 % once it reaches a network buffer.
+    "checkpointed_size": Rule(abs=0, ratio=(0.9, 1.1)),
+    "state_size": Rule(abs=0, ratio=(0.9, 1.1)),
+    "vertex_checkpointed_size": Rule(abs=0, ratio=(0.9, 1.1)),
+    "persisted_data": Rule(abs=2 * KIB, long_from=BUFFER, long_rel=0.25),
+    "persisted_data_cp1": Rule(abs=2 * KIB, long_from=BUFFER, long_rel=0.25),
+    "subtask_persisted": Rule(abs=2 * KIB, long_from=BUFFER, long_rel=0.25),
+    "processed_data": Rule(abs=2 * KIB, long_from=BUFFER, long_rel=0.25),
+    "subtask_processed": Rule(abs=2 * KIB, long_from=BUFFER, long_rel=0.25),
+    # Ratios of a second (busyTimeMsPerSecond / 1000 etc.): absolute +-0.10.
+    "busy_ratio": Rule(abs=0.10, ratio=None),
+    "backpressure_ratio": Rule(abs=0.10, ratio=None),
+    # Counts over the run.
+    "completed": Rule(abs=1, ratio=None),
+    "failed": Rule(abs=0, ratio=None),
+    "restored": Rule(abs=0, ratio=None),
+    "restored_id": Rule(abs=0, ratio=None),
+    # Failover (scenarios with --fail): the restart delay and the next trigger after the restore.
+    "failure_after_start": Rule(info=True),
+    "restore_after_failure": Rule(abs=5, long_from=200, long_rel=0.25),
+    "trigger_after_restore": Rule(abs=250),
+    "backpressured_subtasks": Rule(exact_set=True, ratio=None),
+    # When checkpoint 1 is triggered, in ms after the last subtask switched to RUNNING (the
+    # simulator's tasks run from time 0). It decides how full the queues are at checkpoint 1.
+    "first_trigger_after_running": Rule(abs=250),
+    # Reported for context, no verdict.
+    "submit_to_running": Rule(info=True),
+    "idle_ratio": Rule(info=True),
+}
+
+# A subtask counts as backpressured when its backPressuredTimeMsPerSecond is above Flink's
+# "ok" threshold (10 %, JobVertexBackPressureHandler / the Web UI).
+BACKPRESSURED = 0.10
+
+
+# --------------------------------------------------------------------------------------------
+# Formatting
+# --------------------------------------------------------------------------------------------
+
+
+def fmt_value(v: float | None, unit: str) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "–"
+    if unit == "B":
+        if abs(v) >= 10 * KIB:
+            return f"{v / KIB:.0f} KiB"
+        if abs(v) >= KIB:
+            return f"{v / KIB:.1f} KiB"
+        return f"{v:.0f} B"
+    if unit == "ms":
+        if abs(v) >= 10_000:
+            return f"{v / 1000:.1f} s"
+        return f"{v:.0f} ms" if v == int(v) or abs(v) >= 10 else f"{v:.1f} ms"
+    if unit == "ratio":
+        return f"{v:.2f}"
+    return f"{v:g}"
+
+
+def fmt_stats(values: list[float], unit: str) -> str:
+    if not values:
+        return "–"
+    med = statistics.median(values)
+    lo, hi = min(values), max(values)
+    if lo == hi:
+        return fmt_value(med, unit)
+    return f"{fmt_value(med, unit)} [{fmt_value(lo, unit)}–{fmt_value(hi, unit)}]"
+
+
+def short_vertex(name: str) -> str:
+    """`count-per-key -> checkpoint-aware-map -> discard-sink: Writer` -> `count-per-key→…`."""
+    head = name.split(" -> ")[0]
+    head = head.removeprefix("Source: ")
+    return head + ("→…" if " -> " in name else "")
+
+
+# --------------------------------------------------------------------------------------------
+# Processes and REST
+# --------------------------------------------------------------------------------------------
+
+_children: list[subprocess.Popen] = []
+
+
+def kill_group(proc: subprocess.Popen, grace: float = 10.0) -> None:
+    """SIGTERM the process group, SIGKILL it after `grace` seconds."""
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        try:
+            proc.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            pass
+    # Whatever is left in the group (the JVM if run.sh did not exec it).
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        pass
+    if proc in _children:
+        _children.remove(proc)
+
+
+def _on_signal(signum, _frame):
+    raise SystemExit(128 + signum)
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def rest_get(base: str, path: str, timeout: float = 5.0, retries: int = 2):
+    """GET base+path as JSON; on failure a dict with `__error__`."""
+    url = base + path
+    err = None
+    for attempt in range(retries + 1):
+        try:
+            with urllib.request.urlopen(url, timeout=timeout) as r:
+                return json.loads(r.read().decode())
+        except urllib.error.HTTPError as e:
+            try:
+                body = e.read().decode()[:2000]
+            except Exception:  # noqa: BLE001
+                body = ""
+            err = f"HTTP {e.code}: {body}"
+            if e.code == 404:
+                break
+        except Exception as e:  # noqa: BLE001
+            err = f"{type(e).__name__}: {e}"
+        time.sleep(0.3 * (attempt + 1))
+    return {"__error__": err, "__url__": path}
+
+
+def ok(body) -> bool:
+    return isinstance(body, (dict, list)) and not (isinstance(body, dict) and "__error__" in body)
+
+
+def run_cmd(cmd: list[str], timeout: float, cwd: Path | None = None) -> str:
+    r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    if r.returncode != 0:
+        raise RuntimeError(f"{shlex.join(cmd)} failed ({r.returncode}): {r.stderr.strip()[-2000:]}")
+    return r.stdout
+
+
+# --------------------------------------------------------------------------------------------
+# Scenario arguments for barrierlab (export and run take the same ones)
+# --------------------------------------------------------------------------------------------
+
+
+def barrierlab_bin(args) -> str:
+    if args.barrierlab:
+        return args.barrierlab
+    built = REPO / "target" / "release" / "barrierlab"
+    if not args.no_build:
+        run_cmd(["cargo", "build", "--release", "-q", "-p", "barrierlab-cli"], timeout=1800, cwd=REPO)
+    if not built.exists():
+        raise RuntimeError(f"{built} missing; build it with cargo build --release -p barrierlab-cli")
+    return str(built)
+
+
+def scenario_args(bl: str, sc: Scenario, workdir: Path) -> list[str]:
+    """`--preset P --set ... --fail ...`, or `FILE.json --fail ...` when the scenario is patched."""
+    if sc.patch is None:
+        out = ["--preset", sc.preset]
+        for s in sc.sets:
+            out += ["--set", s]
+    else:
+        link_cmd = [bl, "share", "--preset", sc.preset]
+        for s in sc.sets:
+            link_cmd += ["--set", s]
+        link = run_cmd(link_cmd, timeout=60).strip()
+        decoded = json.loads(run_cmd([bl, "share", "--decode", link], timeout=60))
+        scenario = decoded["scenario"]
+        deep_merge(scenario, sc.patch)
+        scenario["name"] = sc.name
+        path = workdir / f"{sc.name}.scenario.json"
+        path.write_text(json.dumps(scenario, indent=2) + "\n")
+        out = [str(path)]
+    for f in sc.fail:
+        out += ["--fail", f]
+    return out
+
+
+def deep_merge(into: dict, patch: dict) -> None:
+    for k, v in patch.items():
+        if isinstance(v, dict) and isinstance(into.get(k), dict):
+            deep_merge(into[k], v)
+        else:
+            into[k] = v
+
+
+# --------------------------------------------------------------------------------------------
+# One real run
+# --------------------------------------------------------------------------------------------
+
+
+class Collector:
+    """Polls a running job's REST API and saves every response under `out`."""
+
+    def __init__(self, base: str, job: str, out: Path, t0: float):
+        self.base, self.job, self.out, self.t0 = base, job, out, t0
+        self.jp = f"/jobs/{job}"
+        self.vertices: list[dict] = []
+        self.details_done: set[int] = set()
+        self.initial_times = False
+        self.samples: dict[str, list] = {"backpressure": [], "metrics": [], "metrics_aggregated": [],
+                                          "job": [], "checkpoints": []}
+
+    def t(self) -> float:
+        return round(time.monotonic() - self.t0, 3)
+
+    def save(self, name: str, body) -> None:
+        (self.out / name).write_text(json.dumps(body, indent=1, sort_keys=True) + "\n")
+
+    def job_info(self):
+        body = rest_get(self.base, self.jp)
+        if ok(body):
+            self.vertices = body.get("vertices", [])
+            running = all(v.get("tasks", {}).get("RUNNING") == v.get("parallelism")
+                          for v in self.vertices)
+            if running and self.vertices and not self.initial_times:
+                # The first attempts' state timestamps, before any failover replaces them.
+                for v in self.vertices:
+                    self.save(f"subtasktimes-initial-{v['id']}.json",
+                              rest_get(self.base, f"{self.jp}/vertices/{v['id']}/subtasktimes"))
+                self.initial_times = True
+        self.samples["job"].append({"t": self.t(), "body": body})
+        return body
+
+    def checkpoints(self, fetch_details: bool = True):
+        body = rest_get(self.base, self.jp + "/checkpoints")
+        self.samples["checkpoints"].append({"t": self.t(), "body": body})
+        if ok(body) and fetch_details:
+            for cp in body.get("history", []):
+                if cp.get("status") == "IN_PROGRESS" or cp["id"] in self.details_done:
+                    continue
+                self.details(cp["id"])
+        return body
+
+    def details(self, cid: int) -> None:
+        body = rest_get(self.base, f"{self.jp}/checkpoints/details/{cid}")
+        if not ok(body):
+            return
+        self.save(f"details-{cid}.json", body)
+        for v in self.vertices:
+            sub = rest_get(self.base, f"{self.jp}/checkpoints/details/{cid}/subtasks/{v['id']}")
+            self.save(f"subtasks-{cid}-{v['id']}.json", sub)
+        self.details_done.add(cid)
+
+    def ratios(self) -> None:
+        names = "busyTimeMsPerSecond,backPressuredTimeMsPerSecond,idleTimeMsPerSecond"
+        for v in self.vertices:
+            vid = v["id"]
+            bp = rest_get(self.base, f"{self.jp}/vertices/{vid}/backpressure")
+            self.samples["backpressure"].append({"t": self.t(), "vertex": vid, "body": bp})
+            agg = rest_get(self.base, f"{self.jp}/vertices/{vid}/subtasks/metrics?get={names}")
+            self.samples["metrics_aggregated"].append({"t": self.t(), "vertex": vid, "body": agg})
+            for i in range(v.get("parallelism", 1)):
+                m = rest_get(self.base, f"{self.jp}/vertices/{vid}/subtasks/{i}/metrics?get={names}")
+                self.samples["metrics"].append({"t": self.t(), "vertex": vid, "subtask": i, "body": m})
+
+    def final(self) -> None:
+        self.save("job.json", self.job_info())
+        self.save("config.json", rest_get(self.base, self.jp + "/checkpoints/config"))
+        self.save("checkpoints.json", self.checkpoints())
+        self.save("exceptions.json", rest_get(self.base, self.jp + "/exceptions"))
+        for v in self.vertices:
+            self.save(f"subtasktimes-{v['id']}.json",
+                      rest_get(self.base, f"{self.jp}/vertices/{v['id']}/subtasktimes"))
+        for k, v in self.samples.items():
+            self.save(f"samples-{k}.json", v)
+
+
+def real_run(job_dir: Path, out: Path, seconds: int, run_no: int, start_timeout: float,
+             origin: str = "") -> dict:
+    """Runs DIR/run.sh once, collects REST for `seconds` after submission, kills it."""
+    out.mkdir(parents=True, exist_ok=True)
+    for old in out.iterdir():
+        old.unlink()
+    port = free_port()
+    # The job must outlive the collection: ask for more seconds than we poll, then stop it.
+    cmd = [str(job_dir / "run.sh"), "--rest-port", str(port), "--seconds", str(seconds + 60)]
+    meta = {"command": shlex.join(cmd), "job_from": origin, "port": port, "seconds": seconds,
+            "run": run_no,
+            "started": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
+    # The job's own log (an export writes build/flink.log): only this run's lines.
+    for stale_log in (job_dir / "flink.log", job_dir / "build" / "flink.log"):
+        if stale_log.exists():
+            stale_log.unlink()
+    stderr = open(out / "stderr.txt", "w")
+    t_launch = time.monotonic()
+    proc = subprocess.Popen(cmd, cwd=job_dir, stdout=subprocess.PIPE, stderr=stderr, text=True,
+                            start_new_session=True)
+    _children.append(proc)
+    lines: list[str] = []
+    found: dict = {}
+    got_line = threading.Event()
+
+    def reader():
+        for line in proc.stdout:
+            lines.append(line.rstrip("\n"))
+            m = JOB_LINE.match(line.strip())
+            if m and not found:
+                found.update(job=m.group(1), base=m.group(2), t=time.monotonic())
+                got_line.set()
+
+    th = threading.Thread(target=reader, daemon=True)
+    th.start()
+    try:
+        while not got_line.wait(0.2):
+            if proc.poll() is not None:
+                raise RuntimeError(f"run.sh exited ({proc.returncode}) before the BARRIERLAB-JOB "
+                                   f"line; see {out / 'stderr.txt'}")
+            if time.monotonic() - t_launch > start_timeout:
+                raise RuntimeError(f"no BARRIERLAB-JOB line within {start_timeout:.0f} s")
+        meta.update(job=found["job"], base=found["base"],
+                    launch_to_job_line_s=round(found["t"] - t_launch, 3))
+        col = Collector(found["base"], found["job"], out, found["t"])
+        next_poll = 0.0
+        while True:
+            el = time.monotonic() - found["t"]
+            if el >= seconds:
+                break
+            if proc.poll() is not None:
+                raise RuntimeError(f"job process exited ({proc.returncode}) after {el:.1f} s")
+            col.job_info()
+            if el >= next_poll:
+                col.checkpoints()
+                col.ratios()
+                next_poll += 5.0
+            time.sleep(max(0.0, min(1.0, seconds - (time.monotonic() - found["t"]))))
+        col.final()
+        meta["collected_after_s"] = round(time.monotonic() - found["t"], 3)
+    finally:
+        kill_group(proc)
+        th.join(timeout=2)
+        stderr.close()
+        meta["stdout"] = lines[-50:]
+        meta["wall_s"] = round(time.monotonic() - t_launch, 3)
+        (out / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
+        for log in (job_dir / "flink.log", job_dir / "build" / "flink.log"):
+            if log.exists():
+                shutil.copy(log, out / "flink.log")
+    return meta
+
+
+# --------------------------------------------------------------------------------------------
+# Normalised observations (real run dir or simulator JSON -> the same shape)
+# --------------------------------------------------------------------------------------------
+
+
+def _subtask_obs(s: dict, trigger: int) -> dict:
+    return {
+        "index": s["index"],
+        "start_delay": s["start_delay"],
+        "alignment": s["alignment"]["duration"],
+        "sync": s["checkpoint"]["sync"],
+        "async": s["checkpoint"]["async"],
+        "persisted": s["alignment"]["persisted"],
+        "processed": s["alignment"]["processed"],
+        "ack_after_trigger": s["ack_timestamp"] - trigger,
+        "checkpointed_size": s["checkpointed_size"],
+        "unaligned": s.get("unaligned_checkpoint"),
+    }
+
+
+def _cp_obs(cp: dict, tasks: dict[str, dict], subtasks: dict[str, dict]) -> dict:
+    trig = cp["trigger_timestamp"]
+    vertices = {}
+    for name, task in tasks.items():
+        sub = subtasks.get(name) or {}
+        vertices[name] = {
+            "checkpointed_size": task["checkpointed_size"],
+            "state_size": task["state_size"],
+            "persisted": task["persisted_data"],
+            "processed": task["processed_data"],
+            "subtasks": [_subtask_obs(s, trig) for s in sub.get("subtasks", [])
+                         if s.get("className") == "completed" or "ack_timestamp" in s],
+        }
+    return {
+        "id": cp["id"], "status": cp["status"], "trigger": trig,
+        "type": cp.get("checkpoint_type"),
+        "end_to_end_duration": cp["end_to_end_duration"],
+        "checkpointed_size": cp["checkpointed_size"], "state_size": cp["state_size"],
+        "persisted_data": cp["persisted_data"], "processed_data": cp["processed_data"],
+        "failure_message": cp.get("failure_message"),
+        "vertices": vertices,
+    }
+
+
+def _metric(body, key: str) -> float | None:
+    if not ok(body):
+        return None
+    for m in body:
+        if m.get("id") == key:
+            try:
+                v = float(m["value"]) / 1000.0
+            except (KeyError, ValueError):
+                return None
+            return None if math.isnan(v) else v
+    return None
+
+
+RATIO_METRICS = {"busy": "busyTimeMsPerSecond", "backpressure": "backPressuredTimeMsPerSecond",
+                 "idle": "idleTimeMsPerSecond"}
+
+
+def _ratio_snapshots(samples: list[dict]) -> list[dict]:
+    """Distinct metric snapshots, in time order. The REST metric store is refreshed only every
+    `metrics.fetcher.update-interval` (10 s), so consecutive polls often repeat one snapshot;
+    each snapshot counts once."""
+    out: list[dict] = []
+    for s in sorted(samples, key=lambda s: s["t"]):
+        snap = {k: _metric(s["body"], m) for k, m in RATIO_METRICS.items()}
+        if all(v is None for v in snap.values()):
+            continue
+        if not out or out[-1] != snap:
+            out.append(snap)
+    return out
+
+
+def load_real(run_dir: Path, seconds: int) -> dict:
+    job = json.loads((run_dir / "job.json").read_text())
+    names = {v["id"]: v["name"] for v in job["vertices"]}
+    parallelism = {v["name"]: v["parallelism"] for v in job["vertices"]}
+    cps_body = json.loads((run_dir / "checkpoints.json").read_text())
+    cps = []
+    for f in sorted(run_dir.glob("details-*.json"), key=lambda p: int(p.stem.split("-")[1])):
+        d = json.loads(f.read_text())
+        cid = d["id"]
+        # Flink keys `tasks` by job vertex id; the simulator by vertex name.
+        tasks = {names.get(vid, vid): t for vid, t in d.get("tasks", {}).items()}
+        subtasks = {}
+        for vid in names:
+            p = run_dir / f"subtasks-{cid}-{vid}.json"
+            if p.exists():
+                body = json.loads(p.read_text())
+                if ok(body):
+                    subtasks[names[vid]] = body
+        cps.append(_cp_obs(d, tasks, subtasks))
+    # Ratios: the last metric snapshot of the run (polled in its second half), per subtask.
+    samples = json.loads((run_dir / "samples-metrics.json").read_text())
+    ratios: dict[str, list[dict]] = {}
+    for vid, name in names.items():
+        rows = []
+        for i in range(parallelism[name]):
+            mine = [s for s in samples if s["vertex"] == vid and s["subtask"] == i
+                    and s["t"] >= seconds / 2]
+            # The last snapshot, like the simulator's last-5-s window: earlier ones can still be
+            # in the ramp-up (queues filling).
+            snaps = _ratio_snapshots(mine)[-1:]
+            row = {"subtask": i}
+            for k in RATIO_METRICS:
+                vals = [sn[k] for sn in snaps if sn[k] is not None]
+                row[k] = statistics.median(vals) if vals else None
+            rows.append(row)
+        ratios[name] = rows
+    ts = job.get("timestamps", {})
+    running_at = ts.get("RUNNING") or None
+    # All subtasks RUNNING: the latest RUNNING timestamp over every subtask of every vertex.
+    all_running = None
+    for vid in names:
+        p = run_dir / f"subtasktimes-initial-{vid}.json"
+        if not p.exists():
+            p = run_dir / f"subtasktimes-{vid}.json"
+        if p.exists():
+            body = json.loads(p.read_text())
+            for s in body.get("subtasks", []) if ok(body) else []:
+                r = s.get("timestamps", {}).get("RUNNING")
+                if r:
+                    all_running = max(all_running or 0, r)
+    first_trigger = min((c["trigger"] for c in cps), default=None)
+    counts = cps_body.get("counts", {})
+    restored = (cps_body.get("latest") or {}).get("restored") or {}
+    failure_ts = None
+    exc = run_dir / "exceptions.json"
+    if exc.exists():
+        body = json.loads(exc.read_text())
+        entries = (body.get("exceptionHistory") or {}).get("entries", []) if ok(body) else []
+        failure_ts = min((e["timestamp"] for e in entries if e.get("timestamp")), default=None)
+    return {
+        "restored_id": restored.get("id"),
+        **recovery(cps, restored.get("restore_timestamp"), failure_ts,
+                   failure_ts - job["start-time"] if failure_ts else None),
+        "source": str(run_dir),
+        "vertices": parallelism,
+        "checkpoints": cps,
+        "counts": counts,
+        "ratios": ratios,
+        "submit_to_running": (all_running - job["start-time"]) if all_running else None,
+        "first_trigger_after_running": (first_trigger - all_running)
+        if (first_trigger and all_running) else None,
+        "job_running_ts": running_at,
+    }
+
+
+def recovery(cps: list[dict], restore_ts, failure_ts, failure_after_start) -> dict:
+    """Failover figures: failure -> restore, restore -> next checkpoint trigger."""
+    after = [c["trigger"] for c in cps if restore_ts is not None and c["trigger"] >= restore_ts]
+    return {
+        "failure_after_start": failure_after_start,
+        "restore_after_failure": (restore_ts - failure_ts)
+        if (restore_ts is not None and failure_ts is not None) else None,
+        "trigger_after_restore": (min(after) - restore_ts) if after else None,
+    }
+
+
+def fault_time_ms(fail: list[str]) -> int | None:
+    """`op#n@12s` -> 12000 (the first --fail of a scenario)."""
+    for f in fail:
+        m = re.search(r"@(\d+(?:\.\d+)?)\s*(ms|s|min)?$", f)
+        if m:
+            scale = {"ms": 1, "s": 1000, "min": 60000, None: 1000}[m.group(2)]
+            return int(float(m.group(1)) * scale)
+    return None
+
+
+def load_sim(report: dict, fail_at_ms: int | None = None) -> dict:
+    cps = []
+    for cid, d in sorted(report["details"].items(), key=lambda kv: int(kv[0])):
+        cps.append(_cp_obs(d, d.get("tasks", {}), report["subtasks"].get(cid, {})))
+    ratios = {}
+    vertices = {}
+    for name, bp in report["backpressure"].items():
+        vertices[name] = len(bp["subtasks"])
+        ratios[name] = [{"subtask": s["subtask"], "busy": s["busyRatio"],
+                         "backpressure": s["ratio"], "idle": s["idleRatio"]}
+                        for s in bp["subtasks"]]
+    first_trigger = min((c["trigger"] for c in cps), default=None)
+    restored = (report["checkpoints"].get("latest") or {}).get("restored") or {}
+    return {
+        "restored_id": restored.get("id"),
+        # Simulated time 0 is the job's start; the fault fires at its scripted time.
+        **recovery(cps, restored.get("restore_timestamp"), fail_at_ms, fail_at_ms),
+        "source": "simulator",
+        "vertices": vertices,
+        "checkpoints": cps,
+        "counts": report["checkpoints"]["counts"],
+        "ratios": ratios,
+        "submit_to_running": None,
+        "first_trigger_after_running": first_trigger,
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# Measures
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Row:
+    measure: str  # key into TOLERANCES
+    label: str
+    unit: str
+    real_runs: list[list[float]]  # values per real run
+    sim_runs: list[list[float]]  # values per simulator seed
+    real_set: list[str] | None = None
+    sim_set: list[str] | None = None
+
+    @property
+    def real(self) -> list[float]:
+        return [v for r in self.real_runs for v in r]
+
+    @property
+    def sim(self) -> list[float]:
+        return [v for r in self.sim_runs for v in r]
+
+
+def completed(obs: dict) -> list[dict]:
+    return [c for c in obs["checkpoints"] if c["status"] == "COMPLETED"]
+
+
+def steady(obs: dict) -> list[dict]:
+    """Completed checkpoints except checkpoint 1 (reported on its own rows)."""
+    return [c for c in completed(obs) if c["id"] != 1]
+
+
+def extract_rows(reals: list[dict], sims: list[dict]) -> list[Row]:
+    rows: list[Row] = []
+
+    def add(measure, label, unit, fn):
+        rows.append(Row(measure, label, unit, [fn(o) for o in reals], [fn(o) for o in sims]))
+
+    add("end_to_end_duration", "end-to-end duration (cp ≥ 2)", "ms",
+        lambda o: [c["end_to_end_duration"] for c in steady(o)])
+    add("end_to_end_duration_cp1", "end-to-end duration, cp 1", "ms",
+        lambda o: [c["end_to_end_duration"] for c in completed(o) if c["id"] == 1])
+    add("checkpointed_size", "checkpointed size (cp ≥ 2)", "B",
+        lambda o: [c["checkpointed_size"] for c in steady(o)])
+    add("state_size", "state size (cp ≥ 2)", "B", lambda o: [c["state_size"] for c in steady(o)])
+    add("persisted_data", "persisted data (cp ≥ 2)", "B",
+        lambda o: [c["persisted_data"] for c in steady(o)])
+    add("persisted_data_cp1", "persisted data, cp 1", "B",
+        lambda o: [c["persisted_data"] for c in completed(o) if c["id"] == 1])
+    add("processed_data", "processed data (cp ≥ 2)", "B",
+        lambda o: [c["processed_data"] for c in steady(o)])
+
+    names = []
+    for o in reals + sims:
+        for n in o["vertices"]:
+            if n not in names:
+                names.append(n)
+    for name in names:
+        sv = short_vertex(name)
+
+        def per_vertex(key, o, name=name):
+            return [s[key] for c in steady(o) if name in c["vertices"]
+                    for s in c["vertices"][name]["subtasks"]]
+
+        def per_subtask(key, i, o, name=name):
+            return [s[key] for c in steady(o) if name in c["vertices"]
+                    for s in c["vertices"][name]["subtasks"] if s["index"] == i]
+
+        n_sub = max([o["vertices"].get(name, 0) for o in reals + sims] or [0])
+        add("vertex_checkpointed_size", f"checkpointed size · {sv}", "B",
+            lambda o, name=name: [c["vertices"][name]["checkpointed_size"] for c in steady(o)
+                                  if name in c["vertices"]])
+        # Skewed keys (7 / 9 of 16 on two subtasks) make subtasks differ by seconds under
+        # backpressure: these go per subtask. Sync and async are pooled per vertex.
+        for key, measure, label, unit in [
+            ("start_delay", "start_delay", "start delay", "ms"),
+            ("alignment", "alignment", "alignment", "ms"),
+            ("ack_after_trigger", "ack_after_trigger", "ack − trigger", "ms"),
+            ("persisted", "subtask_persisted", "persisted data", "B"),
+            ("processed", "subtask_processed", "processed data", "B"),
+        ]:
+            for i in range(n_sub):
+                add(measure, f"{label} · {sv}#{i}", unit,
+                    lambda o, key=key, i=i: per_subtask(key, i, o))
+        for key, measure, label, unit in [("sync", "sync", "sync", "ms"),
+                                          ("async", "async", "async", "ms")]:
+            add(measure, f"{label} · {sv}", unit, lambda o, key=key: per_vertex(key, o))
+        for i in range(n_sub):
+            for key, measure, label in [("busy", "busy_ratio", "busy"),
+                                        ("backpressure", "backpressure_ratio", "backpressured"),
+                                        ("idle", "idle_ratio", "idle")]:
+                def rf(o, name=name, i=i, key=key):
+                    rs = o["ratios"].get(name, [])
+                    v = rs[i][key] if i < len(rs) else None
+                    return [] if v is None else [v]
+                add(measure, f"{label} ratio · {sv}#{i}", "ratio", rf)
+
+    def bp_set(o):
+        out = []
+        for name, rs in o["ratios"].items():
+            for r in rs:
+                if r["backpressure"] is not None and r["backpressure"] > BACKPRESSURED:
+                    out.append(f"{short_vertex(name)}#{r['subtask']}")
+        return sorted(out)
+
+    row = Row("backpressured_subtasks", "backpressured subtasks (> 10 %)", "set", [], [])
+    row.real_set = [", ".join(bp_set(o)) or "none" for o in reals]
+    row.sim_set = [", ".join(bp_set(o)) or "none" for o in sims]
+    rows.append(row)
+
+    add("completed", "completed checkpoints", "", lambda o: [o["counts"].get("completed", 0)])
+    add("failed", "failed checkpoints", "", lambda o: [o["counts"].get("failed", 0)])
+    add("restored", "restored", "", lambda o: [o["counts"].get("restored", 0)])
+    add("restored_id", "restored from checkpoint", "",
+        lambda o: [] if o["restored_id"] is None else [o["restored_id"]])
+    for key, label in [("failure_after_start", "failure, after job start"),
+                       ("restore_after_failure", "failure → restore"),
+                       ("trigger_after_restore", "restore → next checkpoint trigger")]:
+        add(key, label, "ms", lambda o, key=key: [] if o.get(key) is None else [o[key]])
+    add("first_trigger_after_running", "first trigger after tasks RUNNING", "ms",
+        lambda o: [] if o["first_trigger_after_running"] is None else [o["first_trigger_after_running"]])
+    add("submit_to_running", "job submission → all tasks RUNNING", "ms",
+        lambda o: [] if o["submit_to_running"] is None else [o["submit_to_running"]])
+    return rows
+
+
+@dataclass
+class Verdict:
+    text: str  # ok / FAIL / info / –
+    failed: bool
+    noise_note: str = ""
+
+
+def judge(row: Row) -> Verdict:
+    rule = TOLERANCES[row.measure]
+    if rule.exact_set:
+        if not row.real_set or not row.sim_set:
+            return Verdict("–", False)
+        real_sets, sim_sets = set(row.real_set), set(row.sim_set)
+        if len(real_sets) > 1:
+            # Flink itself disagrees between runs: the simulator must match one of them.
+            good = sim_sets <= real_sets
+            return Verdict("ok" if good else "FAIL", not good, "runs differ")
+        good = sim_sets == real_sets
+        return Verdict("ok" if good else "FAIL", not good)
+    real, sim = row.real, row.sim
+    if rule.info:
+        return Verdict("info", False)
+    if not real and not sim:
+        return Verdict("–", False)
+    if not real or not sim:
+        return Verdict("FAIL", True, "missing in " + ("real" if not real else "sim"))
+    r, s = statistics.median(real), statistics.median(sim)
+    good = rule.check(r, s)
+    note = ""
+    run_meds = [statistics.median(v) for v in row.real_runs if v]
+    if len(run_meds) > 1:
+        lo, hi = rule.band(r)
+        if min(run_meds) < lo or max(run_meds) > hi:
+            note = "< noise"
+    return Verdict("ok" if good else "FAIL", not good, note)
+
+
+def table_rows(rows: list[Row]) -> list[list[str]]:
+    out = []
+    for row in rows:
+        rule = TOLERANCES[row.measure]
+        v = judge(row)
+        if row.unit == "set":
+            real_txt = " / ".join(row.real_set or ["–"])
+            sim_txt = " / ".join(sorted(set(row.sim_set or ["–"])))
+            ratio = ""
+        else:
+            if not row.real and not row.sim:
+                continue
+            real_txt = fmt_stats(row.real, row.unit)
+            run_meds = [statistics.median(r) for r in row.real_runs if r]
+            if len(run_meds) > 1:
+                real_txt += " (runs " + ", ".join(fmt_value(m, row.unit) for m in run_meds) + ")"
+            sim_txt = fmt_stats(row.sim, row.unit)
+            ratio = ""
+            if row.real and row.sim:
+                r, s = statistics.median(row.real), statistics.median(row.sim)
+                ratio = f"{s / r:.2f}" if r else ("1.00" if s == 0 else "∞")
+        tol = rule.describe(row.unit)
+        if v.noise_note:
+            tol += f" ({v.noise_note})"
+        out.append([row.label, real_txt, sim_txt, ratio, tol, v.text])
+    return out
+
+
+HEADERS = ["measure", "real Flink: median [min–max]", "simulated", "sim/real", "tolerance",
+           "verdict"]
+
+
+def render_text(title: str, rows: list[list[str]]) -> str:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
+              for i, h in enumerate(HEADERS)]
+    line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
+    out = [title, line(HEADERS), line(["-" * w for w in widths])]
+    out += [line(r) for r in rows]
+    return "\n".join(out)
+
+
+def render_md(rows: list[list[str]]) -> str:
+    esc = lambda s: s.replace("|", "\\|")  # noqa: E731
+    out = ["| " + " | ".join(HEADERS) + " |", "|" + "---|" * len(HEADERS)]
+    for r in rows:
+        cells = [esc(c) for c in r]
+        if r[-1] == "FAIL":
+            cells[-1] = "**FAIL**"
+        out.append("| " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+# --------------------------------------------------------------------------------------------
+# --dump: every saved real run, per checkpoint and per subtask (for calibrating the engine)
+# --------------------------------------------------------------------------------------------
+
+
+def dump_run(run_dir: Path, seconds: int) -> str:
+    o = load_real(run_dir, seconds)
+    meta = json.loads((run_dir / "meta.json").read_text()) if (run_dir / "meta.json").exists() else {}
+    job = json.loads((run_dir / "job.json").read_text())
+    c = o["counts"]
+    out = [f"#### {run_dir.parent.name} / {run_dir.name} (job {meta.get('job', '?')})", ""]
+    out.append(f"- job submission (job start-time) → all subtasks RUNNING: {o['submit_to_running']} ms; "
+               f"first trigger {o['first_trigger_after_running']} ms after that")
+    out.append(f"- counts: completed {c.get('completed')}, failed {c.get('failed')}, "
+               f"restored {c.get('restored')}, total {c.get('total')}")
+    failed = [x for x in o["checkpoints"] if x["status"] == "FAILED"]
+    for x in failed:
+        out.append(f"- checkpoint {x['id']} FAILED: {x['failure_message']}")
+    log = run_dir / "flink.log"
+    if log.exists():
+        for line in log.read_text(errors="replace").splitlines():
+            if meta.get("job", "?") not in line and "Declin" not in line:
+                continue
+            if "Failed to trigger checkpoint" in line or "Declin" in line:
+                out.append(f"- log: `{line.strip()[:300]}`")
+    out += ["", "| cp | type | trigger − all RUNNING (ms) | e2e (ms) | checkpointed (B) | state (B) | "
+            "persisted (B) | processed (B) |", "|---|---|---|---|---|---|---|---|"]
+    running = (o["submit_to_running"] or 0) + job["start-time"] if o["submit_to_running"] else None
+    for x in o["checkpoints"]:
+        rel = x["trigger"] - running if running else "?"
+        out.append(f"| {x['id']} | {x['type']} {x['status'].lower()} | {rel} | {x['end_to_end_duration']} | "
+                   f"{x['checkpointed_size']} | {x['state_size']} | {x['persisted_data']} | "
+                   f"{x['processed_data']} |")
+    out += ["", "| cp | vertex#subtask | start delay | alignment | sync | async | persisted (B) | "
+            "processed (B) | ack − trigger | checkpointed (B) | unaligned |",
+            "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for x in o["checkpoints"]:
+        for name, v in x["vertices"].items():
+            for st in v["subtasks"]:
+                out.append(f"| {x['id']} | {short_vertex(name)}#{st['index']} | {st['start_delay']} | "
+                           f"{st['alignment']} | {st['sync']} | {st['async']} | {st['persisted']} | "
+                           f"{st['processed']} | {st['ack_after_trigger']} | {st['checkpointed_size']} | "
+                           f"{st['unaligned']} |")
+    out += ["", "| vertex#subtask | busy | backpressured | idle (last metric snapshot) |",
+            "|---|---|---|---|"]
+    for name, rs in o["ratios"].items():
+        for r in rs:
+            f = lambda v: "–" if v is None else f"{v:.3f}"  # noqa: E731
+            out.append(f"| {short_vertex(name)}#{r['subtask']} | {f(r['busy'])} | "
+                       f"{f(r['backpressure'])} | {f(r['idle'])} |")
+    return "\n".join(out)
+
+
+# --------------------------------------------------------------------------------------------
+# Main
+# --------------------------------------------------------------------------------------------
+
+
+def flink_lib() -> Path | None:
+    """$FLINK_LIB, else the jars of apache-flink-libraries in /opt/flink-venv."""
+    if os.environ.get("FLINK_LIB"):
+        p = Path(os.environ["FLINK_LIB"])
+        return p if (p / f"flink-dist-{FLINK_VERSION}.jar").exists() else None
+    for p in sorted(Path("/opt/flink-venv/lib").glob("python3*/site-packages/pyflink/lib")):
+        if (p / f"flink-dist-{FLINK_VERSION}.jar").exists():
+            return p
+    return None
+
+
+def nproc() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--scenarios", help="comma-separated scenario names (default: all)")
+    ap.add_argument("--runs", type=int, default=None, help="real runs per scenario (default 2)")
+    ap.add_argument("--seconds", type=int, default=None,
+                    help="seconds of each run, from job submission (default 32; --quick: 22)")
+    ap.add_argument("--quick", action="store_true",
+                    help="the CI subset: the quick scenarios, 2 runs of 22 s each")
+    ap.add_argument("--sim-seeds", type=int, default=None,
+                    help="simulator seeds per scenario, 1..N (default: as many as --runs)")
+    ap.add_argument("--from-saved", action="store_true",
+                    help="do not run Flink; compare the runs saved under --out")
+    ap.add_argument("--out", type=Path, default=OUT_DEFAULT, help="where raw runs are saved")
+    ap.add_argument("--job-dir", type=Path,
+                    help="development: use DIR/<scenario>/run.sh instead of barrierlab export")
+    ap.add_argument("--barrierlab", help="barrierlab binary (default: build and use target/release)")
+    ap.add_argument("--no-build", action="store_true", help="do not cargo build the CLI")
+    ap.add_argument("--markdown", type=Path, help="also write the tables as Markdown here")
+    ap.add_argument("--update-docs", action="store_true",
+                    help=f"rewrite {DOC.relative_to(REPO)} between {DOC_BEGIN} and {DOC_END}")
+    ap.add_argument("--report-only", action="store_true", help="print, but exit 0 on FAIL")
+    ap.add_argument("--start-timeout", type=float, default=180,
+                    help="seconds to wait for the BARRIERLAB-JOB line (javac + JVM start)")
+    ap.add_argument("--list", action="store_true", help="list the scenarios and exit")
+    ap.add_argument("--dump", action="store_true",
+                    help="print every saved real run per checkpoint and subtask (Markdown), exit")
+    args = ap.parse_args()
+
+    explicit_seconds = args.seconds is not None
+    if args.seconds is None:
+        args.seconds = 22 if args.quick else 32
+    if args.list:
+        for sc in SCENARIOS:
+            print(f"{sc.name:28} {'quick ' if sc.quick else '      '}{sc.note}")
+        return 0
+
+    if args.dump:
+        names = [s.strip() for s in args.scenarios.split(",")] if args.scenarios else \
+            [s.name for s in SCENARIOS if not args.quick or s.quick]
+        for name in names:
+            runs_dirs = sorted((args.out / name).glob("run-*"), key=lambda p: int(p.name.split("-")[1]))
+            for rd in runs_dirs:
+                if (rd / "job.json").exists():
+                    secs = args.seconds
+                    if not explicit_seconds and (rd / "meta.json").exists():
+                        secs = json.loads((rd / "meta.json").read_text()).get("seconds", secs)
+                    print(dump_run(rd, secs) + "\n")
+        return 0
+
+    signal.signal(signal.SIGTERM, _on_signal)
+    signal.signal(signal.SIGHUP, _on_signal)
+
+    chosen = SCENARIOS
+    if args.scenarios:
+        wanted = [s.strip() for s in args.scenarios.split(",") if s.strip()]
+        known = {s.name: s for s in SCENARIOS}
+        bad = [w for w in wanted if w not in known]
+        if bad:
+            ap.error(f"unknown scenario(s) {', '.join(bad)}; known: {', '.join(known)}")
+        chosen = [known[w] for w in wanted]
+    elif args.quick:
+        chosen = [s for s in SCENARIOS if s.quick]
+    runs = args.runs if args.runs is not None else 2
+    sim_seeds = args.sim_seeds or max(runs, 1)
+
+    t_start = time.monotonic()
+    if not args.from_saved:
+        lib = flink_lib()
+        if lib is None:
+            print("harness: no Flink 2.3.0 jars: set FLINK_LIB or run .ci/bootstrap "
+                  "(/opt/flink-venv, apache-flink-libraries==2.3.0)", file=sys.stderr)
+            return 2
+        os.environ["FLINK_LIB"] = str(lib)
+        if shutil.which("javac") is None:
+            print("harness: javac not found (JDK 17 needed)", file=sys.stderr)
+            return 2
+    bl = barrierlab_bin(args)
+    work = Path(tempfile.mkdtemp(prefix="barrierlab-harness-"))
+    sections_text, sections_md = [], []
+    any_fail = False
+    try:
+        for sc in chosen:
+            t_sc = time.monotonic()
+            sc_out = args.out / sc.name
+            sc_out.mkdir(parents=True, exist_ok=True)
+            sargs = scenario_args(bl, sc, work)
+            reals, errors = [], []
+            seconds = args.seconds
+            saved_meta = sc_out / "run-1" / "meta.json"
+            if args.from_saved and not explicit_seconds and saved_meta.exists():
+                # Compare with the simulator over the saved runs' length.
+                seconds = json.loads(saved_meta.read_text()).get("seconds", seconds)
+            if not args.from_saved:
+                if args.job_dir:
+                    job_dir = (args.job_dir / sc.name).resolve()
+                    export_cmd = f"(prepared job dir {job_dir})"
+                else:
+                    job_dir = work / f"job-{sc.name}"
+                    cmd = [bl, "export", *sargs, "--out", str(job_dir)]
+                    export_cmd = shlex.join(["barrierlab", *cmd[1:]])
+                    try:
+                        run_cmd(cmd, timeout=300)
+                    except Exception as e:  # noqa: BLE001
+                        errors.append(f"export failed: {e}")
+                        job_dir = None
+                for n in range(1, runs + 1):
+                    if job_dir is None:
+                        break
+                    run_dir = sc_out / f"run-{n}"
+                    print(f"[{sc.name}] real run {n}/{runs} ({seconds} s) ...", flush=True)
+                    try:
+                        meta = real_run(job_dir, run_dir, seconds, n, args.start_timeout,
+                                        export_cmd)
+                        print(f"[{sc.name}]   job {meta['job']}: JOB line after "
+                              f"{meta['launch_to_job_line_s']} s, run wall {meta['wall_s']} s",
+                              flush=True)
+                    except Exception as e:  # noqa: BLE001
+                        errors.append(f"run {n}: {e}")
+                        print(f"[{sc.name}]   run {n} failed: {e}", flush=True)
+                # Stale runs from an earlier, longer --runs would mix in: drop them.
+                for extra in sc_out.glob("run-*"):
+                    if extra.is_dir() and int(extra.name.split("-")[1]) > runs:
+                        shutil.rmtree(extra)
+            for run_dir in sorted(sc_out.glob("run-*"), key=lambda p: int(p.name.split("-")[1])):
+                if (run_dir / "job.json").exists():
+                    try:
+                        reals.append(load_real(run_dir, seconds))
+                    except Exception as e:  # noqa: BLE001
+                        errors.append(f"{run_dir.name}: unreadable ({type(e).__name__}: {e})")
+            sims = []
+            for seed in range(1, sim_seeds + 1):
+                cmd = [bl, "run", *sargs, "--seconds", str(seconds), "--seed", str(seed),
+                       "--format", "json"]
+                report = json.loads(run_cmd(cmd, timeout=600))
+                (sc_out / f"sim-seed-{seed}.json").write_text(json.dumps(report, indent=1) + "\n")
+                sims.append(load_sim(report, fault_time_ms(sc.fail)))
+            title = (f"== {sc.name}: {sc.note} — {len(reals)} real run(s) × {seconds} s, "
+                     f"{len(sims)} simulator seed(s)")
+            if not reals:
+                errors.append("no real run to compare")
+                any_fail = True
+                trows = []
+            else:
+                rows = extract_rows(reals, sims)
+                trows = table_rows(rows)
+                any_fail |= any(r[-1] == "FAIL" for r in trows)
+            text = render_text(title, trows)
+            if errors:
+                text += "\n" + "\n".join(f"  ! {e}" for e in errors)
+            text += f"\n  ({time.monotonic() - t_sc:.0f} s)"
+            print(text + "\n", flush=True)
+            sections_text.append(text)
+            md = [f"### {sc.name}", "", f"{sc.note}. `{scenario_desc(sc)}`; "
+                  f"{len(reals)} real run(s) of {seconds} s{provenance(sc_out)}, "
+                  f"{len(sims)} simulator seed(s).", ""]
+            shown = [a if not a.startswith(str(work)) else "SCENARIO.json" for a in sargs]
+            md.append(f"Simulator: `barrierlab run {shlex.join(shown)} --seconds {seconds} "
+                      f"--seed K --format json`, K = 1..{len(sims)}"
+                      + (f" (SCENARIO.json: {json.dumps(sc.patch)} on `{sc.preset}`)"
+                         if sc.patch else "") + ".")
+            md.append("")
+            if trows:
+                md.append(render_md(trows))
+            for e in errors:
+                md.append(f"\n- error: {e}")
+            sections_md.append("\n".join(md))
+    finally:
+        for p in list(_children):
+            kill_group(p)
+        shutil.rmtree(work, ignore_errors=True)
+
+    wall = time.monotonic() - t_start
+    print(f"harness wall time: {wall:.0f} s")
+    if args.markdown or args.update_docs:
+        md = markdown_document(args, sections_md, runs, sim_seeds, wall)
+        if args.markdown:
+            args.markdown.write_text(md + "\n")
+            print(f"wrote {args.markdown}")
+        if args.update_docs:
+            update_docs(md)
+            print(f"updated {DOC}")
+    if any_fail and not args.report_only:
+        print("differential harness: FAIL (see the tables above)")
+        return 1
+    print("differential harness: " + ("FAIL (report only)" if any_fail else "ok"))
+    return 0
+
+
+def provenance(sc_out: Path) -> str:
+    """` (2026-12-01, job from `barrierlab export …`)` from the saved runs' meta.json."""
+    metas = []
+    for p in sorted(sc_out.glob("run-*/meta.json")):
+        try:
+            metas.append(json.loads(p.read_text()))
+        except (OSError, ValueError):
+            pass
+    if not metas:
+        return ""
+    dates = sorted({m.get("started", "")[:10] for m in metas if m.get("started")})
+    origin = metas[0].get("job_from") or ""
+    origin = re.sub(r" --out \S+", "", origin)
+    parts = [", ".join(dates)] + ([f"job from `{origin}`"] if origin else [])
+    return " (" + "; ".join(p for p in parts if p) + ")"
+
+
+def scenario_desc(sc: Scenario) -> str:
+    parts = [f"--preset {sc.preset}"] + [f"--set {s}" for s in sc.sets] + \
+            [f"--fail {f}" for f in sc.fail]
+    if sc.patch:
+        parts.append(f"scenario JSON patched with {json.dumps(sc.patch)}")
+    return " ".join(parts)
+
+
+def markdown_document(args, sections: list[str], runs: int, seeds: int, wall: float) -> str:
+    argv = " ".join(shlex.quote(a) for a in sys.argv[1:])
+    date = datetime.date.today().isoformat()
+    head = [
+        "## Measured against real Flink (generated)",
+        "",
+        f"Generated by `python3 tests/flink/harness.py {argv}` on {date}: Apache Flink "
+        f"{FLINK_VERSION} (MiniCluster, {platform.system()} {platform.machine()}, "
+        f"nproc {nproc()}, Python {platform.python_version()}), {runs} real run(s) per scenario "
+        f"from job submission, simulator seeds 1..{seeds}"
+        + ("." if args.from_saved else f"; harness wall time {wall:.0f} s."),
+        "Do not edit by hand: rerun the harness with `--update-docs` (add `--from-saved` to "
+        "reuse the raw runs under `tests/flink/out/`).",
+        "",
+        "Real values pool every completed checkpoint except checkpoint 1 (reported on its own "
+        "rows), every subtask and every run; `runs` lists each run's median. Ratios are "
+        "`busyTimeMsPerSecond` etc. / 1000 per subtask from each run's last metric snapshot "
+        "(Flink's gauges cover 5 s; its REST metric store refreshes every 10 s), against the "
+        "simulator's last 5 s. "
+        "Tolerances: `TOLERANCES` in `tests/flink/harness.py`; `< noise` marks a rule tighter "
+        "than the spread between real runs.",
+    ]
+    return "\n".join(head) + "\n\n" + "\n\n".join(sections)
+
+
+def update_docs(md: str) -> None:
+    text = DOC.read_text()
+    if DOC_BEGIN not in text or DOC_END not in text:
+        raise SystemExit(f"{DOC} lacks the markers {DOC_BEGIN} / {DOC_END}")
+    before, rest = text.split(DOC_BEGIN, 1)
+    _, after = rest.split(DOC_END, 1)
+    DOC.write_text(before + DOC_BEGIN + "\n" + md + "\n" + DOC_END + after)
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        for p in list(_children):
+            kill_group(p)
+        sys.exit(130)
