@@ -3,6 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
+import { inflateRawSync } from 'node:zlib';
 import { serveDist, launch, openPage, screenshot, pause, panelShot } from './harness.mjs';
 
 let site, browser;
@@ -236,6 +237,103 @@ test('export: timeline SVG and PNG, statistics JSON', async () => {
       assert.ok(json.checkpoints && json.config && json.fingerprint);
     }
   }
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+/** The entries of a zip (from its central directory): name, unix mode, contents. */
+function readZip(buf) {
+  let end = buf.length - 22;
+  while (end >= 0 && buf.readUInt32LE(end) !== 0x06054b50) end--;
+  assert.ok(end >= 0, 'not a zip: no end of central directory');
+  const count = buf.readUInt16LE(end + 10);
+  let at = buf.readUInt32LE(end + 16);
+  const entries = new Map();
+  for (let i = 0; i < count; i++) {
+    assert.equal(buf.readUInt32LE(at), 0x02014b50, 'bad central directory entry');
+    const method = buf.readUInt16LE(at + 10);
+    const size = buf.readUInt32LE(at + 20);
+    const [nameLen, extraLen, commentLen] = [buf.readUInt16LE(at + 28), buf.readUInt16LE(at + 30), buf.readUInt16LE(at + 32)];
+    const mode = buf.readUInt32LE(at + 38) >>> 16;
+    const local = buf.readUInt32LE(at + 42);
+    const name = buf.subarray(at + 46, at + 46 + nameLen).toString();
+    const data = local + 30 + buf.readUInt16LE(local + 26) + buf.readUInt16LE(local + 28);
+    const raw = buf.subarray(data, data + size);
+    const text = (method === 8 ? inflateRawSync(raw) : raw).toString();
+    entries.set(name, { mode, text });
+    at += 46 + nameLen + extraLen + commentLen;
+  }
+  return entries;
+}
+
+test('export as Flink job: the current scenario (seed, faults) as a zip, run.sh executable', async () => {
+  const { page, errors } = await open();
+  await page.selectOption('#preset', 'seed-2pc');
+  await page.fill('#seed', '77');
+  await page.press('#seed', 'Enter');
+  await page.waitForFunction(() => document.querySelector('#seed').value === '77');
+  await pause(page);
+  // A kill fault (exportable) from the subtask menu, as a user adds one.
+  await page.click('#job-graph .vertex[data-vertex="1"] .subtask[data-subtask="1"]');
+  await page.waitForSelector('#fault-menu');
+  await page.click('#fault-kill');
+  await page.waitForFunction(() => !document.querySelector('#rerun-progress'), null, { timeout: 30000 });
+  const [download] = await Promise.all([page.waitForEvent('download', { timeout: 10000 }), page.click('#export-flink')]);
+  assert.equal(download.suggestedFilename(), 'seed-2pc-flink-job.zip');
+  const path = `tests/e2e/screenshots/${download.suggestedFilename()}`;
+  await download.saveAs(path);
+  const zip = readZip(await readFile(path));
+  const dir = 'seed-2pc-flink-job/';
+  assert.ok([...zip.keys()].every((n) => n.startsWith(dir)), `entries outside ${dir}: ${[...zip.keys()]}`);
+  const run = zip.get(`${dir}run.sh`);
+  assert.ok(run, 'run.sh missing');
+  assert.equal(run.mode & 0o777, 0o755, 'run.sh is not executable');
+  assert.match(run.text, /^#!/);
+  assert.match(zip.get(`${dir}src/main/java/barrierlab/BarrierLabJob.java`)?.text ?? '', /class BarrierLabJob/);
+  assert.equal(zip.get(`${dir}config.yaml`).mode & 0o777, 0o644);
+  const scenario = JSON.parse(zip.get(`${dir}scenario.json`).text);
+  assert.equal(scenario.seed, 77);
+  assert.deepEqual(scenario.faults.map((f) => f.kill?.task ?? Object.keys(f)[0]), ['count-per-key#1']);
+  // How to run it, next to the button.
+  const hint = await page.textContent('#flink-export-message');
+  assert.match(hint, /seed-2pc-flink-job\.zip/);
+  assert.match(hint, /unzip, then \.\/run\.sh --seconds 30; needs Java 17/);
+  assert.match(hint, /pip install --no-deps apache-flink-libraries==2\.3\.0/);
+  await panelShot(page, '#timeline', 'export-flink-job');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('export as Flink job: a scenario Flink cannot express is refused with the reason, nothing downloads', async () => {
+  const { page, errors } = await open();
+  await pause(page);
+  await page.click('#job-graph .vertex[data-vertex="1"] .subtask[data-subtask="0"]');
+  await page.waitForSelector('#fault-menu');
+  await page.click('#fault-decline');
+  await page.waitForFunction(() => !document.querySelector('#rerun-progress'), null, { timeout: 30000 });
+  let downloads = 0;
+  page.on('download', () => downloads++);
+  await page.click('#export-flink');
+  const message = page.locator('#flink-export-message[role="alert"]');
+  await message.waitFor({ timeout: 5000 });
+  assert.match(await message.textContent(), /^Cannot export scenario 'seed-demo' as a Flink job:/);
+  assert.match(await message.textContent(), /"decline".*not exportable: a plain job cannot make a task decline/);
+  await page.waitForTimeout(1000);
+  assert.equal(downloads, 0, 'a refused export downloaded something');
+  page.removeAllListeners('download');
+  await panelShot(page, '#timeline', 'export-flink-job-refused');
+  // The message closes; it also goes when the scenario changes, and without the decline the
+  // scenario exports.
+  await page.click('#flink-export-message button');
+  assert.equal(await page.locator('#flink-export-message').count(), 0);
+  await page.click('#export-flink');
+  await message.waitFor({ timeout: 5000 });
+  await page.click('#fault-0-remove');
+  await page.waitForFunction(() => !document.querySelector('#rerun-progress'), null, { timeout: 30000 });
+  assert.equal(await page.locator('#flink-export-message').count(), 0);
+  const [download] = await Promise.all([page.waitForEvent('download', { timeout: 10000 }), page.click('#export-flink')]);
+  assert.equal(download.suggestedFilename(), 'seed-demo-flink-job.zip');
+  assert.equal(await page.getAttribute('#flink-export-message', 'role'), 'status');
   assert.deepEqual(errors, []);
   await page.close();
 });

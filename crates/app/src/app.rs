@@ -312,7 +312,7 @@ pub fn app() -> Html {
                     <TimeTravelBar now={sim.now} horizon={horizon} snapshots={snapshots} dispatch={dispatch.clone()} />
                 </Panel>
                 <Panel id="timeline" title="Timeline" area="timeline">
-                    <ExportBar sim={state.sim.clone()} />
+                    <ExportBar sim={state.sim.clone()} scenario={state.scenario.clone()} />
                     <Timeline checkpoints={state.timeline.clone()} narrow={narrow} />
                 </Panel>
                 <Panel id="inspector-panel" title="Subtask inspector" area="inspector">

@@ -5,6 +5,7 @@ mod clock;
 pub mod compare;
 mod components;
 pub mod faults;
+pub mod flink_job;
 pub mod format;
 mod hooks;
 mod json;

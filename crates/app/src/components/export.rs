@@ -1,12 +1,17 @@
 //! Export: the timeline as SVG (the element serialized, with its computed styles inlined so it
-//! renders the same outside the page) and PNG (that SVG drawn on a canvas), and the statistics
-//! as Flink-REST JSON.
+//! renders the same outside the page) and PNG (that SVG drawn on a canvas), the statistics
+//! as Flink-REST JSON, and the running scenario as a Flink 2.3 job (a zip, `flink_job.rs`).
+
+use std::rc::Rc;
 
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Element, HtmlAnchorElement, HtmlCanvasElement, HtmlImageElement};
 use yew::prelude::*;
 
+use barrierlab_engine::scenario::Scenario;
+
+use crate::flink_job;
 use crate::state::SimCell;
 
 /// Style properties copied onto every exported SVG element.
@@ -43,8 +48,25 @@ pub(crate) fn download_text(name: &str, mime: &str, text: &str) -> Result<(), Js
     let parts = js_sys::Array::of1(&JsValue::from_str(text));
     let opts = web_sys::BlobPropertyBag::new();
     opts.set_type(mime);
-    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts)?;
-    let url = web_sys::Url::create_object_url_with_blob(&blob)?;
+    download_blob(
+        name,
+        &web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts)?,
+    )
+}
+
+/// Downloads `bytes` as a file (the array is copied into the blob).
+fn download_bytes(name: &str, mime: &str, bytes: &[u8]) -> Result<(), JsValue> {
+    let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
+    let opts = web_sys::BlobPropertyBag::new();
+    opts.set_type(mime);
+    download_blob(
+        name,
+        &web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &opts)?,
+    )
+}
+
+fn download_blob(name: &str, blob: &web_sys::Blob) -> Result<(), JsValue> {
+    let url = web_sys::Url::create_object_url_with_blob(blob)?;
     download(name, &url)?;
     // Revoke later: the download has to start first.
     let revoke = Closure::once_into_js(move || {
@@ -134,11 +156,81 @@ fn export_png(selector: &str, name: &'static str) -> Result<(), JsValue> {
 #[derive(Properties)]
 pub struct ExportProps {
     pub sim: SimCell,
+    /// The scenario the running job was built from (edits, seed and faults included).
+    pub scenario: Rc<Scenario>,
 }
 
 impl PartialEq for ExportProps {
     fn eq(&self, o: &Self) -> bool {
-        std::rc::Rc::ptr_eq(&self.sim, &o.sim)
+        Rc::ptr_eq(&self.sim, &o.sim) && Rc::ptr_eq(&self.scenario, &o.scenario)
+    }
+}
+
+/// What the last "Export as Flink job" did, for the scenario it exported.
+#[derive(Clone, PartialEq)]
+enum FlinkExport {
+    /// Downloaded under this name.
+    Downloaded(String),
+    /// The engine's refusal (or why the download did not start): nothing downloaded.
+    Refused(String),
+}
+
+/// Now, in local time as zip entries keep it (the 1980 default if the clock says otherwise).
+fn zip_time_now() -> zip::DateTime {
+    let d = js_sys::Date::new_0();
+    u16::try_from(d.get_full_year())
+        .ok()
+        .and_then(|year| {
+            zip::DateTime::from_date_and_time(
+                year,
+                d.get_month() as u8 + 1,
+                d.get_date() as u8,
+                d.get_hours() as u8,
+                d.get_minutes() as u8,
+                d.get_seconds() as u8,
+            )
+            .ok()
+        })
+        .unwrap_or_default()
+}
+
+/// Zips the scenario's Flink job and downloads it, or says why not.
+fn export_flink_job(scenario: &Scenario) -> FlinkExport {
+    let bytes = match flink_job::flink_job_zip(scenario, zip_time_now()) {
+        Ok(bytes) => bytes,
+        Err(message) => return FlinkExport::Refused(message),
+    };
+    let name = flink_job::zip_name(scenario);
+    match download_bytes(&name, "application/zip", &bytes) {
+        Ok(()) => FlinkExport::Downloaded(name),
+        Err(e) => FlinkExport::Refused(format!(
+            "Could not start the download of {name}: {}",
+            e.as_string().unwrap_or_else(|| format!("{e:?}"))
+        )),
+    }
+}
+
+/// The refusal as the engine writes it: a first line, then one `  - reason` line per problem.
+fn refusal_html(message: &str) -> Html {
+    let mut lines = message.lines();
+    // "cannot export …" starts a sentence here.
+    let head = lines.next().unwrap_or_default();
+    let mut chars = head.chars();
+    let head: String = chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default();
+    let items: Vec<String> = lines
+        .map(|l| l.trim_start().trim_start_matches("- ").to_string())
+        .filter(|l| !l.is_empty())
+        .collect();
+    html! {
+        <>
+            <span>{ head }</span>
+            if !items.is_empty() {
+                <ul>{ for items.into_iter().map(|i| html! { <li>{ i }</li> }) }</ul>
+            }
+        </>
     }
 }
 
@@ -170,11 +262,54 @@ pub fn export_bar(p: &ExportProps) -> Html {
             ))
         })
     };
+    // The outcome stays shown while the scenario is the one it was for.
+    let flink = use_state(|| None::<(Rc<Scenario>, FlinkExport)>);
+    let on_flink = {
+        let (flink, scenario) = (flink.clone(), p.scenario.clone());
+        Callback::from(move |_| {
+            let outcome = export_flink_job(&scenario);
+            flink.set(Some((scenario.clone(), outcome)));
+        })
+    };
+    let close = {
+        let flink = flink.clone();
+        Callback::from(move |_| flink.set(None))
+    };
+    let message = match &*flink {
+        Some((exported, outcome)) if **exported == *p.scenario => Some(match outcome {
+            FlinkExport::Downloaded(name) => html! {
+                <div id="flink-export-message" class="flink-export" role="status">
+                    <span>
+                        { format!("Downloaded {name}. To run it: unzip, then ") }
+                        <code>{ "./run.sh --seconds 30" }</code>
+                        { "; needs Java 17 and Flink 2.3's jars: " }
+                        <code>{ "pip install --no-deps apache-flink-libraries==2.3.0" }</code>
+                        { ". Its README.md tells more." }
+                    </span>
+                    <button class="icon" title="Close" aria-label="Close" onclick={close}>{ "×" }</button>
+                </div>
+            },
+            FlinkExport::Refused(text) => html! {
+                <div id="flink-export-message" class="flink-export refused" role="alert">
+                    <div>{ refusal_html(text) }</div>
+                    <button class="icon" title="Close" aria-label="Close" onclick={close}>{ "×" }</button>
+                </div>
+            },
+        }),
+        _ => None,
+    };
     html! {
-        <div class="export" role="group" aria-label="Export">
-            <button id="export-svg" onclick={svg}>{ "Timeline SVG" }</button>
-            <button id="export-png" onclick={png}>{ "Timeline PNG" }</button>
-            <button id="export-json" onclick={json}>{ "Statistics JSON" }</button>
-        </div>
+        <>
+            <div class="export" role="group" aria-label="Export">
+                <button id="export-svg" onclick={svg}>{ "Timeline SVG" }</button>
+                <button id="export-png" onclick={png}>{ "Timeline PNG" }</button>
+                <button id="export-json" onclick={json}>{ "Statistics JSON" }</button>
+                <button id="export-flink" onclick={on_flink}
+                        title={format!("This scenario (edits, seed and faults) as a runnable Flink 2.3 Java job, zipped. To run it: {}", flink_job::RUN_HINT)}>
+                    { "Export as Flink job" }
+                </button>
+            </div>
+            { message.unwrap_or_default() }
+        </>
     }
 }
