@@ -20,34 +20,23 @@ pub const ALIGNMENT: Tutorial = Tutorial {
         },
         Step {
             title: "The first barrier arrives; its channel is blocked",
-            text: "At the highlighted `count-per-key` subtask, barrier 2 arrived on one input channel (*event log*: `barrier 2 on channel …`), more than two seconds after the sources emitted it: it queued behind the buffers already in flight. `SingleCheckpointBarrierHandler.processBarrier` saw a new checkpoint id (`checkNewCheckpoint` records how many channels to wait for), the handler moved from `WaitingForFirstBarrier` to `CollectingBarriers`, and `AbstractAlignedBarrierHandlerState` called `blockChannel`: the task stops reading that channel. *What is blocked is the sender, not a buffer downstream.* An aligned barrier travels as an `ALIGNED_CHECKPOINT_BARRIER` buffer, which is blocking upstream: the upstream `PipelinedSubpartition` marked itself blocked when it handed the barrier over, and the records after the barrier stay in its own output buffers. The other channel is not blocked; the records in front of its barrier are still processed. The *inspector* lists the subtask's input channels.",
+            text: "At the highlighted `count-per-key` subtask, barrier 2 arrived on one input channel (*event log*: `barrier 2 on channel …`), close to a second after the sources emitted it: it queued behind the buffers already in flight (the 9-key subtask, more backpressured, waits more than two seconds). `SingleCheckpointBarrierHandler.processBarrier` saw a new checkpoint id (`checkNewCheckpoint` records how many channels to wait for), the handler moved from `WaitingForFirstBarrier` to `CollectingBarriers`, and `AbstractAlignedBarrierHandlerState` called `blockChannel`: the task stops reading that channel. *What is blocked is the sender, not a buffer downstream.* An aligned barrier travels as an `ALIGNED_CHECKPOINT_BARRIER` buffer, which is blocking upstream: the upstream `PipelinedSubpartition` marked itself blocked when it handed the barrier over, and the records after the barrier stay in its own output buffers. The other channel is not blocked; the records in front of its barrier are still processed. The *inspector* lists the subtask's input channels.",
             setup: BACKPRESSURE,
-            // Each barrier blocks its channel: the 7-key subtask's two barriers come first and
-            // together; the 3rd block is the 9-key subtask's first barrier, the 2nd resume its
-            // last.
-            until: Until::Event {
-                ev: Ev::ChannelBlocked,
-                checkpoint: Some(2),
-                operator: Some("count-per-key"),
-                nth: 3,
-            },
+            // The 7-key subtask gets its first barrier of checkpoint 2 first (the 9-key one
+            // later, behind more data); its second barrier follows some ms later.
+            until: on(Ev::ChannelBlocked, Some(2), Some("count-per-key")),
             view: ViewHint::panel("inspector-panel"),
         },
         Step {
             title: "The last barrier unblocks",
             text: "Barrier 2 arrived on the other channel as well; compare the two barrier times in the *event log*. `allBarriersReceived()` held, so `triggerGlobalCheckpoint` → `CheckpointBarrierHandler.notifyCheckpoint` → `StreamTask.triggerCheckpointOnBarrier` → `performCheckpoint` ran the same `checkpointState` as the source: forward the barrier, snapshot. Then `ChannelState.unblockAllChannels` → `resumeConsumption`, and the upstream subpartitions send again (`channel … resumed`). The time from the first barrier to the last is this subtask's Alignment Duration.",
             setup: BACKPRESSURE,
-            until: Until::Event {
-                ev: Ev::ChannelResumed,
-                checkpoint: Some(2),
-                operator: Some("count-per-key"),
-                nth: 2,
-            },
+            until: on(Ev::ChannelResumed, Some(2), Some("count-per-key")),
             view: ViewHint::panel("event-log"),
         },
         Step {
             title: "Where the time went",
-            text: "Checkpoint 2 completed after about 2.6 s, but the alignment itself took a fraction of that. Most of the time the barrier was *queued behind in-flight data* before it reached `count-per-key` (the start delay in the details). The size did not change (5.5 KB): aligned checkpoints store no in-flight data. Seed 000 measured about 3.9 s under the same backpressure. *Why was this checkpoint slow?* counts the buffers that were ahead of the barrier.",
+            text: "Checkpoint 2 completed after about 2.4 s, but the alignment itself took a fraction of that. Most of the time the barrier was *queued behind in-flight data* before it reached `count-per-key` (the start delay in the details). The size did not change (5.5 KB): aligned checkpoints store no in-flight data. Seed 000 measured about 3.9 s under the same backpressure. *Why was this checkpoint slow?* counts the buffers that were ahead of the barrier.",
             setup: BACKPRESSURE,
             until: on(Ev::Completed, Some(2), None),
             view: ViewHint::panel("checkpoints")

@@ -186,6 +186,7 @@ impl super::Simulation {
     pub(super) fn tasks_running(&mut self) {
         let now = self.now;
         self.tasks_running_at = now;
+        self.first_tasks_running_at.get_or_insert(now);
         for t in 0..self.tasks.len() as u32 {
             if let Some(Operator::Datagen(dg)) = self.tasks[t as usize].operators.first_mut() {
                 dg.base_time = now;

@@ -34,6 +34,8 @@ impl Simulation {
     }
 
     /// Sends `mail` to each task `latency` from now, plus per-task thread jitter if `jitter`.
+    /// With `jitter` (trigger RPCs) each TaskExecutor also handles its RPCs one after another:
+    /// the k-th task triggered on a TaskManager gets its mail k × `trigger_dispatch` later.
     fn send_mail_after(
         &mut self,
         latency: Micros,
@@ -42,9 +44,18 @@ impl Simulation {
         mail: impl Fn() -> Mail,
         urgent: bool,
     ) {
+        let mut handled: BTreeMap<u32, Micros> = BTreeMap::new();
         for id in to {
             if let Some(task) = self.task_index(*id) {
-                let extra = if jitter { self.jitter() } else { 0 };
+                let extra = if jitter {
+                    let tm = self.taskmanager.get(task as usize).copied().unwrap_or(0);
+                    let queued = handled.entry(tm).or_insert(0);
+                    let behind = *queued;
+                    *queued += self.params.trigger_dispatch;
+                    behind + self.jitter()
+                } else {
+                    0
+                };
                 self.queue.push(
                     self.now + latency + extra,
                     Event::MailArrive {

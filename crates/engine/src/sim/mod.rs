@@ -135,6 +135,8 @@ pub struct SimParams {
     pub task_deploy_time: Micros,
     /// Trigger timestamp → trigger mail at a source; async end → ack recorded (before jitter).
     pub trigger_latency: Micros,
+    /// A TaskExecutor handles trigger RPCs one after another, this long each.
+    pub trigger_dispatch: Micros,
     pub ack_latency: Micros,
     /// Upper bound of the uniform thread hand-off noise (0 = none).
     pub thread_jitter: Micros,
@@ -179,8 +181,9 @@ pub struct Simulation {
     pub restart: failover::RestartState,
     /// Deployments so far (the first and every restart); a stale `TasksRunning` is ignored.
     pub(crate) deployments: u32,
-    /// When the tasks of the latest deployment switched to RUNNING.
+    /// When the tasks of the latest deployment switched to RUNNING, and of the first.
     pub tasks_running_at: Micros,
+    pub first_tasks_running_at: Option<Micros>,
     queue: EventQueue<Event>,
     rng: ChaCha8Rng,
     wake_at: Vec<Option<Micros>>,
@@ -241,6 +244,7 @@ impl Simulation {
             rpc_latency: c.rpc_latency,
             task_deploy_time: c.task_deploy_time,
             trigger_latency: c.trigger_latency,
+            trigger_dispatch: c.trigger_dispatch,
             ack_latency: c.ack_latency,
             thread_jitter: c.thread_jitter,
             network_throughput: c.network_throughput,
@@ -290,6 +294,7 @@ impl Simulation {
             restart: Default::default(),
             deployments: 0,
             tasks_running_at: 0,
+            first_tasks_running_at: None,
             queue: EventQueue::default(),
             wake_at: vec![None; n],
             timer_at: vec![None; n],

@@ -106,6 +106,9 @@ impl Simulation {
             "start-time": 0,
             "now": self.now / 1000,
             "timestamps": { "RUNNING": 0 },
+            // Not Flink's: when the first deployment's tasks were all RUNNING (the harness
+            // measures the first trigger from there).
+            "first-tasks-running": self.first_tasks_running_at.map(|t| t / 1000),
             "vertices": vertices,
         })
     }
