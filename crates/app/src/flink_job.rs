@@ -17,19 +17,10 @@ pub const RUN_HINT: &str = "unzip, then ./run.sh --seconds 30; needs Java 17 and
 /// The export's folder (and, with `.zip`, the download's name): `<scenario-name>-flink-job`, the
 /// name reduced to letters, digits, `-` and `_` as the engine names its checkpoint directory.
 pub fn folder_name(scenario: &Scenario) -> String {
-    let name: String = scenario
-        .name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    let name = if name.is_empty() { "scenario" } else { &name };
-    format!("{name}-flink-job")
+    format!(
+        "{}-flink-job",
+        barrierlab_engine::export::slug(&scenario.name)
+    )
 }
 
 /// The download's file name: `<scenario-name>-flink-job.zip`.

@@ -50,8 +50,9 @@ pub fn export_flink_job(scenario: &Scenario) -> Result<Vec<ExportedFile>, String
     )
 }
 
-/// A directory name from a scenario name: letters, digits, `-` and `_`.
-fn slug(name: &str) -> String {
+/// A directory name from a scenario name: letters, digits, `-` and `_` (the playground names
+/// its download after it too).
+pub fn slug(name: &str) -> String {
     let s: String = name
         .chars()
         .map(|c| {
