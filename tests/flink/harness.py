@@ -200,6 +200,9 @@ KNOWN_GAPS: dict[str, str] = {
                       "(Flink's own run medians differ up to 2.7x); what a barrier finds in front "
                       "of it on the later channel needs a closer model of partly filled buffers",
     "subtask_processed": "as processed data",
+    "seed-backpressure:alignment": "the 7-key subtask (starved, not backpressured) aligns for "
+                                   "5-10 ms in Flink (a 5 ms record or two between its barriers) "
+                                   "and mostly 0 ms in the simulator",
     "two-input-join:start_delay": "the source chain payments -> slow-enrich (1 ms a record): the "
                                   "simulator's trigger mail waits 12 ms there against Flink's 5 ms",
     "two-input-join:alignment": "follows from the late payments barrier (start delay above)",
