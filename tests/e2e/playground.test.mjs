@@ -113,6 +113,10 @@ test('play/pause, space and step', async () => {
 
 test('trigger checkpoint and savepoint', async () => {
   const { page, errors } = await open();
+  // Until the tasks are RUNNING (0.5 s) a trigger fails, as in Flink: wait for checkpoint 1,
+  // which follows the deployment at once.
+  await page.waitForFunction(
+    () => Number(document.querySelector('#count-completed')?.textContent) >= 1, null, { timeout: 10000 });
   await pause(page);
   const before = Number(await page.textContent('#count-triggered'));
   await page.click('#trigger-checkpoint');

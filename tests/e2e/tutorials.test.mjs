@@ -15,16 +15,16 @@ const text = (page, sel) => page.textContent(sel);
 // selected History row (`checkpoint`) and whether a subtask is highlighted in the job graph.
 const EXPECT = {
   'who-triggers': [
-    { stop: /^Paused until 1\.000 s\.$/, highlight: false },
+    { stop: /^Paused until 0\.300 s\.$/, highlight: false },
     { stop: /trigger checkpoint 1.*startTriggeringCheckpoint/, checkpoint: 1, acks: '0/4', highlight: false },
-    { stop: /Source: datagen \(1\/2\).*mail triggerCheckpointAsync queued/, highlight: true },
+    { stop: /Source: datagen \(\d\/2\).*mail triggerCheckpointAsync queued/, highlight: true },
     { stop: /Source: datagen.*barrier 1 broadcast/, highlight: true },
     { stop: /count-per-key.*barrier 1 on channel \d.*processBarrier/, highlight: true },
     { stop: /JobManager.*completed 1 in/, checkpoint: 1, highlight: false },
   ],
   'barriers-no-lock': [
-    { stop: /Source: datagen \(1\/2\).*mail triggerCheckpointAsync queued/, highlight: true },
-    { stop: /Source: datagen \(1\/2\).*sync snapshot 1 starts/, highlight: true },
+    { stop: /Source: datagen \(\d\/2\).*mail triggerCheckpointAsync queued/, highlight: true },
+    { stop: /Source: datagen \(\d\/2\).*sync snapshot 1 starts/, highlight: true },
     { stop: /count-per-key.*barrier 1 on channel/, highlight: true },
     { stop: /Source: datagen.*async part of 1 done/, highlight: true },
     { stop: /Source: datagen.*acknowledged 1.*receiveAcknowledgeMessage/, checkpoint: 1, acks: '1/4', highlight: true },
@@ -37,11 +37,11 @@ const EXPECT = {
     { stop: /completed 2 in/, checkpoint: 2, highlight: false },
   ],
   unaligned: [
-    { stop: /trigger checkpoint 1 \(unaligned\)/, highlight: false },
+    { stop: /trigger checkpoint 2 \(unaligned\)/, highlight: false },
     { stop: /mail triggerCheckpointAsync queued \(urgent\)/, highlight: true },
-    { stop: /barrier 1 overtook \d+ bytes of output data.*processPriorityBuffer/, highlight: true },
-    { stop: /count-per-key.*barrier 1 on channel/, highlight: true },
-    { stop: /completed 1 in/, checkpoint: 1, highlight: false },
+    { stop: /barrier 2 overtook \d+ bytes of output data.*processPriorityBuffer/, highlight: true },
+    { stop: /count-per-key.*barrier 2 on channel/, highlight: true },
+    { stop: /completed 2 in/, checkpoint: 2, highlight: false },
     { stop: /completed 3 in/, highlight: false },
   ],
   'completion-2pc': [
