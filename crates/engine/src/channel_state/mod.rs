@@ -86,23 +86,11 @@ impl ChannelStateWriters {
         }
     }
 
-    pub fn is_enabled(&self) -> bool {
-        !self.groups.is_empty()
-    }
-
     /// The tasks sharing `group`'s files.
     pub fn group_members(&self, group: u32) -> &[u32] {
         self.groups
             .get(group as usize)
             .map_or(&[], |g| g.as_slice())
-    }
-
-    /// The members of `task`'s group (just `task` when there are no groups).
-    pub fn members(&self, task: u32) -> Vec<u32> {
-        match self.group_of.get(task as usize).copied().flatten() {
-            Some(g) => self.groups[g as usize].clone(),
-            None => vec![task],
-        }
     }
 
     fn writer(
@@ -187,9 +175,23 @@ impl ChannelStateWriters {
             .filter_map(|id| self.try_finish(group, id))
             .collect()
     }
+}
 
-    /// Open files, for bounds checks.
-    pub fn open_files(&self) -> usize {
+#[cfg(test)]
+impl ChannelStateWriters {
+    fn is_enabled(&self) -> bool {
+        !self.groups.is_empty()
+    }
+
+    /// The members of `task`'s group (just `task` when there are no groups).
+    fn members(&self, task: u32) -> Vec<u32> {
+        match self.group_of.get(task as usize).copied().flatten() {
+            Some(g) => self.groups[g as usize].clone(),
+            None => vec![task],
+        }
+    }
+
+    fn open_files(&self) -> usize {
         self.writers.len()
     }
 }

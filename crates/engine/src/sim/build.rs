@@ -197,8 +197,8 @@ impl super::Simulation {
                 if !self.tasks[t as usize].outputs.is_empty() {
                     // Each task's `OutputFlusher` thread starts with its task, unrelated to the
                     // checkpoint timer: a seeded phase, so a barrier finds a partly filled
-                    // buffer of any age (with deployment time modelled; without it, the
-                    // historic phase 0 keeps older runs identical).
+                    // buffer of any age. With `task-deploy-time` 0 (the uncalibrated model,
+                    // where everything starts at 0) flushers keep phase 0, as that model had.
                     let phase = if self.params.task_deploy_time > 0 {
                         self.rng.next_u64() % timeout
                     } else {

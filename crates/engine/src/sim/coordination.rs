@@ -33,13 +33,13 @@ impl Simulation {
         self.send_mail_after(self.params.rpc_latency, false, to, mail, urgent);
     }
 
-    /// Sends `mail` to each task `latency` from now, plus per-task thread jitter if `jitter`.
-    /// With `jitter` (trigger RPCs) each TaskExecutor also handles its RPCs one after another:
-    /// the k-th task triggered on a TaskManager gets its mail k × `trigger_dispatch` later.
+    /// Sends `mail` to each task `latency` from now. Trigger RPCs (`trigger_rpc`) also get thread
+    /// jitter, and each TaskExecutor handles them one after another: the k-th task triggered on a
+    /// TaskManager gets its mail k × `trigger_dispatch` later.
     fn send_mail_after(
         &mut self,
         latency: Micros,
-        jitter: bool,
+        trigger_rpc: bool,
         to: &[SubtaskId],
         mail: impl Fn() -> Mail,
         urgent: bool,
@@ -47,7 +47,7 @@ impl Simulation {
         let mut handled: BTreeMap<u32, Micros> = BTreeMap::new();
         for id in to {
             if let Some(task) = self.task_index(*id) {
-                let extra = if jitter {
+                let extra = if trigger_rpc {
                     let tm = self.taskmanager.get(task as usize).copied().unwrap_or(0);
                     let queued = handled.entry(tm).or_insert(0);
                     let behind = *queued;

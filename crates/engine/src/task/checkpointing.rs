@@ -116,6 +116,19 @@ pub struct SubtaskCheckpointCoordinator {
     pub overtaken_input: BTreeMap<CheckpointId, (u64, ChannelRecords)>,
 }
 
+/// Moves the input data an unaligned barrier overtook in remote channels (`overtaken`, filled
+/// when the barrier arrived) into `id`'s snapshot; a second call finds nothing.
+fn take_overtaken_input(
+    overtaken: &mut BTreeMap<CheckpointId, (u64, ChannelRecords)>,
+    id: CheckpointId,
+    snapshot: &mut TaskStateSnapshot,
+) {
+    if let Some((bytes, records)) = overtaken.remove(&id) {
+        snapshot.input_channel_state += bytes;
+        snapshot.input_channel_records.extend(records);
+    }
+}
+
 impl StreamTask {
     /// `checkpointState`, steps 0–5. Returns the sync phase's duration (the task is busy for it).
     pub(super) fn perform_checkpoint(
@@ -321,10 +334,7 @@ impl StreamTask {
         {
             return;
         }
-        if let Some((bytes, records)) = self.checkpointing.overtaken_input.remove(&id) {
-            p.snapshot.input_channel_state += bytes;
-            p.snapshot.input_channel_records.extend(records);
-        }
+        take_overtaken_input(&mut self.checkpointing.overtaken_input, id, &mut p.snapshot);
         p.channel_state = ChannelStateProgress::Reported;
         let bytes = p.snapshot.output_channel_state + p.snapshot.input_channel_state;
         ctx.effects.push(TaskEffect::ChannelStateComplete {
@@ -420,10 +430,7 @@ impl StreamTask {
         let Some(mut p) = self.checkpointing.pending.remove(&id) else {
             return;
         };
-        if let Some((bytes, records)) = self.checkpointing.overtaken_input.remove(&id) {
-            p.snapshot.input_channel_state += bytes;
-            p.snapshot.input_channel_records.extend(records);
-        }
+        take_overtaken_input(&mut self.checkpointing.overtaken_input, id, &mut p.snapshot);
         let persisted = p.snapshot.output_channel_state + p.snapshot.input_channel_state;
         let size = p.snapshot.operator_state_bytes() + persisted;
         p.metrics.async_duration = now.saturating_sub(p.sync_end);
