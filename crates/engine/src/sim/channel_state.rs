@@ -28,7 +28,9 @@ impl Simulation {
         } else {
             let write = (u128::from(done.bytes) * u128::from(MICROS_PER_SEC)
                 / u128::from(p.storage_write_throughput.max(1))) as u64;
-            self.now.max(done.opened_at + write) + p.storage_write_latency
+            self.now
+                .max(done.opened_at.saturating_add(write))
+                .saturating_add(p.storage_write_latency)
         };
         self.queue.push(
             at,

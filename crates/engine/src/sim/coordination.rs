@@ -51,13 +51,14 @@ impl Simulation {
                     let tm = self.taskmanager.get(task as usize).copied().unwrap_or(0);
                     let queued = handled.entry(tm).or_insert(0);
                     let behind = *queued;
-                    *queued += self.params.trigger_dispatch;
-                    behind + self.jitter()
+                    *queued = queued.saturating_add(self.params.trigger_dispatch);
+                    behind.saturating_add(self.jitter())
                 } else {
                     0
                 };
                 self.queue.push(
-                    self.now + latency + extra,
+                    // Saturating: a user can set latencies up to years.
+                    self.now.saturating_add(latency).saturating_add(extra),
                     Event::MailArrive {
                         task,
                         mail: Box::new(mail()),

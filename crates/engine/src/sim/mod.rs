@@ -336,8 +336,10 @@ impl Simulation {
                 all: Vec::new(),
             });
             let deployment = self.deployments;
-            self.queue
-                .push(self.now + deploy, Event::TasksRunning { deployment });
+            self.queue.push(
+                self.now.saturating_add(deploy),
+                Event::TasksRunning { deployment },
+            );
         }
         self.start_checkpoint_scheduler();
         if self.deployments == 1
@@ -525,7 +527,7 @@ impl Simulation {
             TaskEffect::Recycled { channel } => self.remote_recycled(channel),
             TaskEffect::AsyncDone { task, id, at } => {
                 // The async part runs on a pool thread: it starts after a hand-off.
-                let at = at + self.jitter();
+                let at = at.saturating_add(self.jitter());
                 self.queue.push(at, Event::AsyncDone { task, id })
             }
             TaskEffect::ChannelStateStarted { task, id } => {
@@ -576,10 +578,15 @@ impl Simulation {
                     metrics,
                     handle_key: (id << 32) | u64::from(task),
                 };
-                let latency =
-                    self.params.ack_latency + self.jitter() + self.injected_ack_delay(subtask);
-                self.queue
-                    .push(now + latency, Event::ToCoordinator(Box::new(input)));
+                let latency = self
+                    .params
+                    .ack_latency
+                    .saturating_add(self.jitter())
+                    .saturating_add(self.injected_ack_delay(subtask));
+                self.queue.push(
+                    now.saturating_add(latency),
+                    Event::ToCoordinator(Box::new(input)),
+                );
             }
             TaskEffect::Decline { task, id, reason } => {
                 let input = CoordinatorInput::Decline {
