@@ -142,3 +142,22 @@ fn the_first_checkpoint_follows_the_deployment_and_sources_start_when_running() 
     assert_eq!(next, restored + 5 * MICROS_PER_SEC);
     assert!(sim.tasks_running_at >= restored + deploy);
 }
+
+#[test]
+fn calibration_latencies_of_centuries_run_without_overflow() {
+    // The largest duration a key accepts: every sum involving it saturates.
+    for key in [
+        "barrierlab.task-deploy-time",
+        "barrierlab.trigger-latency",
+        "barrierlab.trigger-dispatch",
+        "barrierlab.ack-latency",
+        "barrierlab.thread-jitter",
+        "barrierlab.storage.write-latency",
+    ] {
+        let sim = run(
+            with(preset("seed-unaligned").unwrap(), key, "213503982d"),
+            5,
+        );
+        assert!(sim.now >= 5 * MICROS_PER_SEC, "{key}");
+    }
+}
