@@ -922,6 +922,15 @@ def judge(row: Row) -> Verdict:
     return Verdict("ok" if good else "FAIL", not good, note)
 
 
+def judged(reals: list[dict], sims: list[dict], scenario: str) -> list[list[str]]:
+    if not reals:
+        return []
+    rows = extract_rows(reals, sims)
+    for row in rows:
+        row.scenario = scenario
+    return table_rows(rows)
+
+
 def table_rows(rows: list[Row]) -> list[list[str]]:
     out = []
     for row in rows:
@@ -1068,6 +1077,8 @@ def main() -> int:
     ap.add_argument("--markdown", type=Path, help="also write the tables as Markdown here")
     ap.add_argument("--update-docs", action="store_true",
                     help=f"rewrite {DOC.relative_to(REPO)} between {DOC_BEGIN} and {DOC_END}")
+    ap.add_argument("--no-retry", dest="retry", action="store_false",
+                    help="do not take a second round of real runs when a scenario fails")
     ap.add_argument("--report-only", action="store_true", help="print, but exit 0 on FAIL")
     ap.add_argument("--start-timeout", type=float, default=180,
                     help="seconds to wait for the BARRIERLAB-JOB line (javac + JVM start)")
@@ -1131,6 +1142,7 @@ def main() -> int:
     sections_text, sections_md = [], []
     any_fail = False
     all_rows: list[list[list[str]]] = []
+    failed_rows: list[str] = []
     try:
         for sc in chosen:
             t_sc = time.monotonic()
@@ -1139,7 +1151,36 @@ def main() -> int:
             sargs = scenario_args(bl, sc, work)
             reals, errors = [], []
             seconds = args.seconds
+            job_dir = None
             saved_meta = sc_out / "run-1" / "meta.json"
+
+            def run_round(job_dir, first: int, count: int) -> None:
+                for n in range(first, first + count):
+                    if job_dir is None:
+                        break
+                    run_dir = sc_out / f"run-{n}"
+                    print(f"[{sc.name}] real run {n}/{first + count - 1} ({seconds} s) ...",
+                          flush=True)
+                    try:
+                        meta = real_run(job_dir, run_dir, seconds, n, args.start_timeout,
+                                        export_cmd)
+                        print(f"[{sc.name}]   job {meta['job']}: JOB line after "
+                              f"{meta['launch_to_job_line_s']} s, run wall {meta['wall_s']} s",
+                              flush=True)
+                    except Exception as e:  # noqa: BLE001
+                        errors.append(f"run {n}: {e}")
+                        print(f"[{sc.name}]   run {n} failed: {e}", flush=True)
+
+            def load_reals() -> list[dict]:
+                out = []
+                for run_dir in sorted(sc_out.glob("run-*"),
+                                      key=lambda p: int(p.name.split("-")[1])):
+                    if (run_dir / "job.json").exists():
+                        try:
+                            out.append(load_real(run_dir, seconds))
+                        except Exception as e:  # noqa: BLE001
+                            errors.append(f"{run_dir.name}: unreadable ({type(e).__name__}: {e})")
+                return out
             if args.from_saved and not explicit_seconds and saved_meta.exists():
                 # Compare with the simulator over the saved runs' length.
                 seconds = json.loads(saved_meta.read_text()).get("seconds", seconds)
@@ -1156,30 +1197,11 @@ def main() -> int:
                     except Exception as e:  # noqa: BLE001
                         errors.append(f"export failed: {e}")
                         job_dir = None
-                for n in range(1, runs + 1):
-                    if job_dir is None:
-                        break
-                    run_dir = sc_out / f"run-{n}"
-                    print(f"[{sc.name}] real run {n}/{runs} ({seconds} s) ...", flush=True)
-                    try:
-                        meta = real_run(job_dir, run_dir, seconds, n, args.start_timeout,
-                                        export_cmd)
-                        print(f"[{sc.name}]   job {meta['job']}: JOB line after "
-                              f"{meta['launch_to_job_line_s']} s, run wall {meta['wall_s']} s",
-                              flush=True)
-                    except Exception as e:  # noqa: BLE001
-                        errors.append(f"run {n}: {e}")
-                        print(f"[{sc.name}]   run {n} failed: {e}", flush=True)
+                run_round(job_dir, 1, runs)
                 # Stale runs from an earlier, longer --runs would mix in: drop them.
                 for extra in sc_out.glob("run-*"):
                     if extra.is_dir() and int(extra.name.split("-")[1]) > runs:
                         shutil.rmtree(extra)
-            for run_dir in sorted(sc_out.glob("run-*"), key=lambda p: int(p.name.split("-")[1])):
-                if (run_dir / "job.json").exists():
-                    try:
-                        reals.append(load_real(run_dir, seconds))
-                    except Exception as e:  # noqa: BLE001
-                        errors.append(f"{run_dir.name}: unreadable ({type(e).__name__}: {e})")
             sims = []
             for seed in range(1, sim_seeds + 1):
                 cmd = [bl, "run", *sargs, "--seconds", str(seconds), "--seed", str(seed),
@@ -1187,19 +1209,28 @@ def main() -> int:
                 report = json.loads(run_cmd(cmd, timeout=600))
                 (sc_out / f"sim-seed-{seed}.json").write_text(json.dumps(report, indent=1) + "\n")
                 sims.append(load_sim(report, fault_time_ms(sc.fail)))
+            reals = load_reals()
+            trows = judged(reals, sims, sc.name)
+            failing = [r[0] for r in trows if r[-1] == "FAIL"]
+            if failing and not args.from_saved and job_dir is not None and args.retry:
+                # One real run on a shared machine can land far from Flink's usual figures (a GC
+                # pause, a neighbour's build). A second round of runs halves that chance; a
+                # simulator error survives it, because the median moves little.
+                print(f"[{sc.name}] outside tolerance after {len(reals)} run(s): "
+                      f"{'; '.join(failing)}; a second round of {runs} run(s)", flush=True)
+                run_round(job_dir, runs + 1, runs)
+                reals = load_reals()
+                trows = judged(reals, sims, sc.name)
             title = (f"== {sc.name}: {sc.note} — {len(reals)} real run(s) × {seconds} s, "
                      f"{len(sims)} simulator seed(s)")
             if not reals:
                 errors.append("no real run to compare")
                 any_fail = True
-                trows = []
             else:
-                rows = extract_rows(reals, sims)
-                for row in rows:
-                    row.scenario = sc.name
-                trows = table_rows(rows)
                 all_rows.append(trows)
                 any_fail |= any(r[-1] == "FAIL" for r in trows)
+                failed_rows += [f"{sc.name}: {' · '.join(r[:3])} [{r[4]}]"
+                                for r in trows if r[-1] == "FAIL"]
             text = render_text(title, trows)
             if errors:
                 text += "\n" + "\n".join(f"  ! {e}" for e in errors)
@@ -1238,8 +1269,10 @@ def main() -> int:
     verdicts = [r[-1] for section in all_rows for r in section]
     gaps = verdicts.count("known gap")
     print(f"known gaps (reported, not failing): {gaps}; see KNOWN_GAPS in tests/flink/harness.py")
+    for line in failed_rows:
+        print(f"FAIL {line}")
     if any_fail and not args.report_only:
-        print("differential harness: FAIL (see the tables above)")
+        print("differential harness: FAIL (the rows above)")
         print(f"harness: {verdicts.count('ok')} passed, {verdicts.count('FAIL')} failed")
         return 1
     print("differential harness: " + ("FAIL (report only)" if any_fail else "ok"))
