@@ -266,3 +266,18 @@ test('a panic shows an overlay with copy report and reset, not a blank page', as
   assert.equal(await page.locator('#panic-overlay').count(), 0);
   await page.close();
 });
+
+test('a trap inside an update (memory running out) shows what happened, and the ticks stop', async () => {
+  const { page, errors } = await open(undefined, '?debug=trap');
+  await page.waitForSelector('#panic-overlay', { timeout: 15000 });
+  const report = await page.textContent('#panic-report');
+  assert.match(report, /trapped/);
+  assert.match(report, /RuntimeError/);
+  // Before the handler, the next tick found Yew's state still borrowed and panicked with a
+  // misleading "already borrowed" (issue: the page crashed after 322 s at max speed).
+  await page.waitForTimeout(1000);
+  assert.ok(!errors.some((e) => /already borrowed/.test(e)), errors.join('\n'));
+  assert.equal(await page.locator('#panic-overlay').count(), 1);
+  await screenshot(page, 'trap-overlay');
+  await page.close();
+});

@@ -9,10 +9,44 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 static PANICKED: AtomicBool = AtomicBool::new(false);
 
-/// Whether a panic happened (timers stop calling into the app once it has).
+/// Whether a panic or a trap happened (timers stop calling into the app once it has).
 pub fn panicked() -> bool {
-    PANICKED.load(Ordering::Relaxed)
+    PANICKED.load(Ordering::Relaxed) || trapped()
 }
+
+/// The window property the trap handler sets.
+const TRAPPED: &str = "barrierlabTrapped";
+
+fn trapped() -> bool {
+    web_sys::window()
+        .and_then(|w| js_sys::Reflect::get(&w, &TRAPPED.into()).ok())
+        .is_some_and(|v| v.is_truthy())
+}
+
+/// A trap (`RuntimeError: unreachable`, e.g. an allocation that failed) skips the panic hook and
+/// can leave a `RefCell` borrowed mid-update: the next timer tick would then panic with a
+/// misleading "already borrowed". This handler is plain JavaScript, so it runs whatever state
+/// the module is in: it marks the page as crashed (the ticks stop) and shows the real error.
+const TRAP_JS: &str = "var err=e&&e.error;\
+if(!(err instanceof WebAssembly.RuntimeError)||window.barrierlabTrapped)return;\
+window.barrierlabTrapped=true;\
+if(document.getElementById('panic-overlay'))return;\
+var d=document,o=d.createElement('div');o.id='panic-overlay';o.setAttribute('role','alertdialog');\
+o.setAttribute('aria-modal','true');var c=d.createElement('div');c.className='panic-card';\
+var h=d.createElement('h2');h.textContent='Barrier Lab crashed';\
+var p=d.createElement('p');p.textContent='The simulation stopped: its WebAssembly module trapped \
+('+err.message+'). A trap without a panic message is most often memory running out. \
+Copy the report to file an issue, then reset to start again.';\
+var pre=d.createElement('pre');pre.id='panic-report';\
+pre.textContent='Barrier Lab trapped.\\n\\n'+err+'\\n'+(err.stack||'')+'\\nPage: '+location.href+\
+'\\nBrowser: '+navigator.userAgent+'\\n';\
+var a=d.createElement('div');a.className='panic-actions';\
+var cp=d.createElement('button');cp.id='panic-copy';cp.textContent='copy report';\
+cp.setAttribute('onclick',COPY);\
+var r=d.createElement('button');r.id='panic-reset';r.textContent='reset';\
+r.setAttribute('onclick','location.href=location.pathname;');\
+a.appendChild(cp);a.appendChild(r);[h,p,pre,a].forEach(function(x){c.appendChild(x);});\
+o.appendChild(c);d.body.appendChild(o);";
 
 /// `?debug=panic` in the page's URL (used by the end-to-end tests).
 pub fn panic_requested() -> bool {
@@ -21,9 +55,25 @@ pub fn panic_requested() -> bool {
         .is_some_and(|s| s.contains("debug=panic"))
 }
 
-/// Installs the hook (Yew then leaves it in place).
+/// `?debug=trap` in the page's URL: the reducer aborts (a trap, as when memory runs out) once
+/// a simulated second has passed (used by the end-to-end tests).
+pub fn trap_requested() -> bool {
+    thread_local! {
+        static REQUESTED: bool = web_sys::window()
+            .and_then(|w| w.location().search().ok())
+            .is_some_and(|s| s.contains("debug=trap"));
+    }
+    REQUESTED.with(|r| *r)
+}
+
+/// Installs the hook (Yew then leaves it in place) and the trap handler.
 pub fn install() {
     yew::set_custom_panic_hook(Box::new(hook));
+    if let Some(window) = web_sys::window() {
+        let body = TRAP_JS.replace("COPY", &format!("{COPY_JS:?}"));
+        let handler = js_sys::Function::new_with_args("e", &body);
+        let _ = window.add_event_listener_with_callback("error", &handler);
+    }
 }
 
 fn hook(info: &PanicHookInfo<'_>) {

@@ -442,6 +442,11 @@ impl State {
     }
 
     fn tick(self: Rc<Self>, now_ms: f64) -> Rc<State> {
+        #[cfg(target_arch = "wasm32")]
+        if crate::panic::trap_requested() && self.sim.borrow().now > 1_000_000 {
+            // Inside the reducer, with Yew's state borrowed: what an allocation failure does.
+            std::process::abort();
+        }
         if let Some(c) = &self.catch_up {
             let mut next = (*self).clone();
             let mut c = c.clone();

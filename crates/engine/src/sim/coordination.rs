@@ -288,5 +288,41 @@ impl Simulation {
             self.checkpoint_in_flight.insert(id, in_flight);
         }
         self.completed_state.insert(id, state);
+        self.prune_checkpoint_records(id);
+    }
+
+    /// Offsets and in-flight records are kept only for checkpoints that can still be restored or
+    /// compared against: a long run must not grow with every checkpoint it ever took.
+    fn prune_checkpoint_records(&mut self, newest: CheckpointId) {
+        let floor = self.oldest_verification_basis(newest);
+        let restorable = self.latest_restorable;
+        let keep = |id: &CheckpointId, completed: &BTreeMap<CheckpointId, _>| {
+            *id >= floor || completed.contains_key(id) || restorable == Some(*id)
+        };
+        let completed = &self.completed_state;
+        self.checkpoint_offsets.retain(|id, _| keep(id, completed));
+        self.checkpoint_in_flight.retain(|id, _| keep(id, completed));
+        // A pending two-phase-commit sink subtask (basis 0) may still commit anything.
+        if floor == 0 || !self.fold_records {
+            return;
+        }
+        self.fold_final_records();
+        // Committed transactions are remembered for idempotence as far back as a retained
+        // checkpoint can commit again: its own and the committables it carries.
+        let oldest_commit = self
+            .completed_state
+            .iter()
+            .flat_map(|(id, tasks)| {
+                std::iter::once(*id).chain(
+                    tasks
+                        .values()
+                        .flat_map(|t| t.committables.iter().map(|(_, cid, _)| *cid)),
+                )
+            })
+            .fold(floor, CheckpointId::min);
+        for sink in self.external.sinks.values_mut() {
+            sink.committed_transactions
+                .retain(|(cid, _)| *cid >= oldest_commit);
+        }
     }
 }

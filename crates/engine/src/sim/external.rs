@@ -10,19 +10,43 @@ use crate::types::CheckpointId;
 
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct ExternalSink {
-    /// Records as `(origin, seq)`, in the order they became visible.
-    pub records: Vec<(u32, u64)>,
-    /// Two-phase commit: committed transactions as (pre-committing checkpoint, sink subtask).
+    /// Copies written of each record `(origin, seq)` not yet folded into `folded`.
+    pub written: BTreeMap<(u32, u64), u64>,
+    /// Records written in all, folded or not.
+    pub written_total: u64,
+    /// Two-phase commit: committed transactions as (pre-committing checkpoint, sink subtask),
+    /// from the oldest checkpoint a restore can still go back to.
     pub committed_transactions: BTreeSet<(CheckpointId, u32)>,
     /// Commits that found their transaction already committed (after a restore, or a repeated
     /// notification): proof that commit is idempotent.
     pub repeated_commits: u64,
+    /// The verdict on records no restore can write again, so a long run stays small.
+    pub folded: FoldedRecords,
+}
+
+/// The exactly-once verdict on every record below `below[origin]`, final because no checkpoint
+/// a restore or the verification can still use reaches back that far.
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+pub struct FoldedRecords {
+    pub below: BTreeMap<u32, u64>,
+    pub expected: u64,
+    pub duplicates: u64,
+    pub missing: u64,
 }
 
 /// Every sink's external output, by scenario operator index.
 #[derive(Debug, Clone, Default)]
 pub struct ExternalSystem {
     pub sinks: BTreeMap<usize, ExternalSink>,
+}
+
+impl ExternalSink {
+    fn add(&mut self, records: &[(u32, u64)]) {
+        self.written_total += records.len() as u64;
+        for r in records {
+            *self.written.entry(*r).or_default() += 1;
+        }
+    }
 }
 
 impl ExternalSystem {
@@ -39,15 +63,11 @@ impl ExternalSystem {
             sink.repeated_commits += 1;
             return false;
         }
-        sink.records.extend_from_slice(records);
+        sink.add(records);
         true
     }
 
     pub fn write(&mut self, operator: usize, records: &[(u32, u64)]) {
-        self.sinks
-            .entry(operator)
-            .or_default()
-            .records
-            .extend_from_slice(records);
+        self.sinks.entry(operator).or_default().add(records);
     }
 }

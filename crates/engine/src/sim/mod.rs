@@ -195,6 +195,9 @@ pub struct Simulation {
     effects: Vec<TaskEffect>,
     /// Events processed so far.
     pub events: u64,
+    /// Fold final sink records into their verdict (on; tests turn it off to compare).
+    #[doc(hidden)]
+    pub fold_records: bool,
 }
 
 pub fn coordinator_config(graph: &JobGraph) -> CheckpointCoordinatorConfiguration {
@@ -303,6 +306,7 @@ impl Simulation {
             timer_generations: 0,
             effects: Vec::new(),
             events: 0,
+            fold_records: true,
         };
         for (i, f) in sim.faults.iter().enumerate() {
             if let Some(at) = f.time() {

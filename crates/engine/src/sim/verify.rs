@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::{JobStatus, Simulation};
+use super::{ExternalSink, JobStatus, Simulation};
 use crate::scenario::{OperatorKind, Partitioner};
 use crate::task::{mix64, Operator};
 use crate::types::CheckpointId;
@@ -151,6 +151,7 @@ impl Simulation {
     fn expected(
         &self,
         to: usize,
+        from: &BTreeMap<u32, u64>,
         offsets: &BTreeMap<u32, u64>,
     ) -> Option<BTreeMap<(u32, u64), u64>> {
         let mut expected = BTreeMap::new();
@@ -160,7 +161,8 @@ impl Simulation {
                 continue;
             }
             for origin in origins {
-                for seq in 0..offsets.get(&origin).copied().unwrap_or(0) {
+                let first = from.get(&origin).copied().unwrap_or(0);
+                for seq in first..offsets.get(&origin).copied().unwrap_or(0) {
                     let m = Self::multiplicity(&paths, origin, seq);
                     if m > 0 {
                         expected.insert((origin, seq), m);
@@ -169,6 +171,128 @@ impl Simulation {
             }
         }
         Some(expected)
+    }
+
+    /// The newest checkpoint every subtask of two-phase-commit sink `op` has committed (0 while
+    /// one has committed none).
+    pub(crate) fn commit_basis(&self, op: usize) -> CheckpointId {
+        let Some(sink) = self.external.sinks.get(&op) else {
+            return 0;
+        };
+        let mut newest: BTreeMap<u32, CheckpointId> = BTreeMap::new();
+        for (cid, sub) in &sink.committed_transactions {
+            let e = newest.entry(*sub).or_default();
+            *e = (*e).max(*cid);
+        }
+        if newest.len() as u32 == self.scenario.operators[op].parallelism {
+            newest.values().copied().min().unwrap_or(0)
+        } else {
+            0
+        }
+    }
+
+    /// The oldest checkpoint the verification can still compare against: the newest completed
+    /// one for plain sinks, the commit basis of each two-phase-commit sink.
+    pub(crate) fn oldest_verification_basis(&self, newest: CheckpointId) -> CheckpointId {
+        self.scenario
+            .operators
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| o.kind == OperatorKind::TwoPhaseCommitSink)
+            .map(|(op, _)| self.commit_basis(op))
+            .fold(newest, CheckpointId::min)
+    }
+
+    /// How many records reach `to` below the cut, without listing them (a long finished run).
+    fn expected_count(&self, to: usize, offsets: &BTreeMap<u32, u64>) -> Option<u64> {
+        let mut count = 0;
+        for (src, origins) in self.source_origins() {
+            let paths = self.paths(src, to)?;
+            for origin in origins {
+                for seq in 0..offsets.get(&origin).copied().unwrap_or(0) {
+                    count += Self::multiplicity(&paths, origin, seq);
+                }
+            }
+        }
+        Some(count)
+    }
+
+    /// Folds every sink's records below the oldest cut still in use (`floor`: the source
+    /// positions and in-flight records of every checkpoint kept) into its verdict. No restore
+    /// replays them and no cut the verification may still take excludes them, so their verdict
+    /// is final; pending transactions hold only records after the commit basis's cut.
+    pub(crate) fn fold_final_records(&mut self) {
+        let mut floor: BTreeMap<u32, u64> = BTreeMap::new();
+        let mut kept = 0usize;
+        for offsets in self.checkpoint_offsets.values() {
+            kept += 1;
+            for (origin, pos) in offsets {
+                let f = floor.entry(*origin).or_insert(*pos);
+                *f = (*f).min(*pos);
+            }
+        }
+        // An origin some kept checkpoint has no position for (a source that had not started)
+        // cannot be folded.
+        floor.retain(|origin, _| {
+            self.checkpoint_offsets
+                .values()
+                .all(|o| o.contains_key(origin))
+        });
+        if kept == 0 || floor.is_empty() {
+            return;
+        }
+        for records in self.checkpoint_in_flight.values() {
+            for (origin, seq) in records {
+                if let Some(f) = floor.get_mut(origin) {
+                    *f = (*f).min(*seq);
+                }
+            }
+        }
+        let origins = self.source_origins();
+        for op in 0..self.scenario.operators.len() {
+            if !matches!(
+                self.scenario.operators[op].kind,
+                OperatorKind::TwoPhaseCommitSink | OperatorKind::CollectSink
+            ) {
+                continue;
+            }
+            let paths: Option<BTreeMap<usize, Vec<Path>>> = origins
+                .iter()
+                .map(|(src, _)| Some((*src, self.paths(*src, op)?)))
+                .collect();
+            let Some(sink) = self.external.sinks.get_mut(&op) else {
+                continue;
+            };
+            let Some(paths) = paths else {
+                // A window on the way: the records are never compared; only their count stays.
+                sink.written.clear();
+                continue;
+            };
+            for (src, src_origins) in &origins {
+                for origin in src_origins {
+                    let Some(&to) = floor.get(origin) else {
+                        continue;
+                    };
+                    let from = sink.folded.below.get(origin).copied().unwrap_or(0);
+                    for seq in from..to {
+                        let m = Self::multiplicity(&paths[src], *origin, seq);
+                        let n = sink.written.remove(&(*origin, seq)).unwrap_or(0);
+                        let allowed = paths
+                            .values()
+                            .map(|p| Self::multiplicity(p, *origin, seq))
+                            .max()
+                            .unwrap_or(0)
+                            .max(1);
+                        sink.folded.expected += m;
+                        sink.folded.missing += m.saturating_sub(n);
+                        sink.folded.duplicates += n.saturating_sub(allowed);
+                    }
+                    if to > from {
+                        sink.folded.below.insert(*origin, to);
+                    }
+                }
+            }
+        }
     }
 
     /// The run's exactly-once verdict.
@@ -189,23 +313,14 @@ impl Simulation {
                 OperatorKind::CollectSink => false,
                 _ => continue,
             };
-            let sink = self.external.sinks.get(&op).cloned().unwrap_or_default();
+            let none = ExternalSink::default();
+            let sink = self.external.sinks.get(&op).unwrap_or(&none);
             // The cut: everything when the job finished; else the newest checkpoint every sink
             // subtask committed (two-phase commit) or the newest completed one (plain sink).
             let basis = if finished {
                 None
             } else if transactional {
-                let mut newest: BTreeMap<u32, CheckpointId> = BTreeMap::new();
-                for (cid, sub) in &sink.committed_transactions {
-                    let e = newest.entry(*sub).or_default();
-                    *e = (*e).max(*cid);
-                }
-                let all = newest.len() as u32 == spec.parallelism;
-                Some(if all {
-                    newest.values().copied().min().unwrap_or(0)
-                } else {
-                    0
-                })
+                Some(self.commit_basis(op))
             } else {
                 Some(
                     self.checkpoint_offsets
@@ -216,7 +331,7 @@ impl Simulation {
                 )
             };
             let offsets = self.cut_offsets(basis);
-            let Some(mut expected) = self.expected(op, &offsets) else {
+            let Some(mut expected) = self.expected(op, &sink.folded.below, &offsets) else {
                 v.unverifiable.push(format!(
                     "{}: a window aggregates records on the way",
                     spec.name
@@ -232,10 +347,7 @@ impl Simulation {
                 }
                 expected.retain(|_, m| *m > 0);
             }
-            let mut written: BTreeMap<(u32, u64), u64> = BTreeMap::new();
-            for r in &sink.records {
-                *written.entry(*r).or_default() += 1;
-            }
+            let written = &sink.written;
             let paths: BTreeMap<usize, Vec<Path>> = self
                 .source_origins()
                 .into_iter()
@@ -245,12 +357,12 @@ impl Simulation {
                 sink: spec.name.clone(),
                 transactional,
                 basis: basis.map_or("end of input".into(), |b| format!("checkpoint {b}")),
-                expected_records: expected.values().sum(),
-                committed_records: sink.records.len() as u64,
-                duplicates: 0,
-                missing: 0,
+                expected_records: expected.values().sum::<u64>() + sink.folded.expected,
+                committed_records: sink.written_total,
+                duplicates: sink.folded.duplicates,
+                missing: sink.folded.missing,
             };
-            for (rec, n) in &written {
+            for (rec, n) in written {
                 // Allowed copies of this record: its multiplicity, wherever it falls.
                 let allowed = paths
                     .values()
@@ -283,7 +395,7 @@ impl Simulation {
             if spec.kind != OperatorKind::KeyedCount {
                 continue;
             }
-            let Some(expected) = self.expected(op, &offsets) else {
+            let Some(expected) = self.expected_count(op, &offsets) else {
                 unverifiable.push(format!(
                     "{}: a window aggregates records on the way",
                     spec.name
@@ -311,7 +423,7 @@ impl Simulation {
             out.push(StateVerification {
                 operator: spec.name.clone(),
                 counted,
-                expected: expected.values().sum(),
+                expected,
             });
         }
         out
