@@ -26,5 +26,14 @@ pub use app::App;
 /// instead of leaving a dead page.
 pub fn start() {
     panic::install();
+    // `window.barrierlabWasmMemory.buffer.byteLength`: the module's memory, for the soak test
+    // and for anyone checking that a long run stays flat.
+    if let Some(window) = web_sys::window() {
+        let _ = js_sys::Reflect::set(
+            &window,
+            &"barrierlabWasmMemory".into(),
+            &wasm_bindgen::memory(),
+        );
+    }
     yew::Renderer::<App>::new().render();
 }

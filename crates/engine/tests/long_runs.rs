@@ -1,6 +1,7 @@
 //! Long runs stay small: nothing the engine keeps grows with simulated time, and folding final
 //! sink records into their verdict leaves every verdict as it was.
 
+use barrierlab_engine::barrier::BarrierHandler;
 use barrierlab_engine::scenario::{parse_fail_flag, preset, OperatorKind, Scenario};
 use barrierlab_engine::sim::{Simulation, UserRequest};
 use barrierlab_engine::types::MICROS_PER_SEC;
@@ -110,6 +111,13 @@ fn what_the_engine_keeps_stays_bounded_over_a_long_run() {
         .map(|s| s.committed_transactions.len())
         .sum();
     assert!(transactions <= 8, "{transactions} committed transactions remembered");
+    // Each barrier handler's input channel state accounting: the checkpoints in progress only.
+    for t in &sim.tasks {
+        if let Some(h) = &t.handler {
+            let ids = h.persister().checkpoint_ids();
+            assert!(ids.len() <= 2, "{:?} keeps {ids:?}", t.id);
+        }
+    }
     let v = sim.verification();
     assert_eq!((v.duplicates, v.missing), (0, 0), "{v:?}");
     assert!(v.expected_records > 100_000, "{v:?}");

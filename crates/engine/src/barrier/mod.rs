@@ -147,6 +147,13 @@ impl AnyBarrierHandler {
         }
     }
 
+    /// Frees the persisted-bytes accounting of checkpoints `<= id` (the tracker keeps none).
+    pub fn discard_persisted_up_to(&mut self, id: CheckpointId) {
+        if let AnyBarrierHandler::Single(s) = self {
+            s.discard_persisted_up_to(id);
+        }
+    }
+
     fn inner(&self) -> &dyn BarrierHandler {
         match self {
             AnyBarrierHandler::Tracker(t) => t,

@@ -498,6 +498,10 @@ impl StreamTask {
             Mail::NotifyCheckpointComplete { id } => {
                 ctx.trace
                     .record(now, Some(self.id), TraceKind::NotifyComplete { id });
+                // Its acks carried the input channel state sizes: the accounting can go.
+                if let Some(h) = &mut self.handler {
+                    h.discard_persisted_up_to(id);
+                }
                 let mut cost = 20;
                 for (pos, op) in self.operators.iter_mut().enumerate() {
                     match op {
