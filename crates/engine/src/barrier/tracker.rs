@@ -197,20 +197,12 @@ impl CheckpointBarrierTracker {
     }
 
     /// The checkpoint at `pos` has all its barriers: it and every older pending one leave the
-    /// queue; the older ones can no longer complete here and are aborted as subsumed.
+    /// queue. The older ones are dropped silently, as in Flink (`pollFirst` up to `pos`): no
+    /// abort, no cancel marker; the coordinator subsumes them when the newer one completes.
     fn complete_up_to(&mut self, pos: usize) {
-        let done: Vec<CheckpointBarrierCount> = self.pending.drain(..=pos).collect();
-        let Some((last, older)) = done.split_last() else {
+        let Some(last) = self.pending.drain(..=pos).last() else {
             return;
         };
-        for count in older {
-            if !count.aborted {
-                self.effects.push(HandlerEffect::AbortCheckpoint {
-                    id: count.id,
-                    reason: AbortReason::CheckpointDeclinedSubsumed,
-                });
-            }
-        }
         if last.aborted {
             return;
         }

@@ -127,7 +127,13 @@ impl CheckpointCoordinator {
                 self.start_checkpoint_scheduler(now, Some(random), &mut fx)
             }
             CoordinatorInput::PeriodicTimerFired => self.on_periodic_timer(now, &mut fx),
-            CoordinatorInput::TriggerRequest { props } => {
+            CoordinatorInput::TriggerRequest { mut props } => {
+                if props.is_savepoint() {
+                    // `triggerSavepoint` / `triggerSynchronousSavepoint` build the properties
+                    // with `forced = !unalignedCheckpointsEnabled`: with unaligned checkpoints
+                    // on, a savepoint waits in the queue like any other request.
+                    props.forced = !self.config.unaligned;
+                }
                 if props.is_synchronous() {
                     // Stop-with-savepoint stops the scheduler first, aborting what is in flight.
                     self.stop_checkpoint_scheduler(

@@ -45,7 +45,8 @@ impl CheckpointProperties {
         }
     }
 
-    /// `CheckpointProperties.forSavepoint(forced=true)`: savepoints are always forced in Flink.
+    /// `CheckpointProperties.forSavepoint(forced=true)`. The coordinator clears `forced` when
+    /// unaligned checkpoints are enabled, as Flink's `triggerSavepoint` does.
     pub fn savepoint() -> Self {
         Self {
             kind: CheckpointKind::Savepoint,

@@ -580,8 +580,10 @@ fn unaligned_passthrough_but_savepoints_aligned() {
             ..
         }
     )));
+    // Unforced with unaligned checkpoints on: it waits for checkpoint 1 (max-concurrent 1).
+    ack_all(&mut c, 1, 1);
     let fx = c.handle(
-        1,
+        2,
         CoordinatorInput::TriggerRequest {
             props: CheckpointProperties::savepoint(),
         },
@@ -720,4 +722,45 @@ fn determinism_same_inputs_same_effects() {
         (all, c.stats().counts)
     };
     assert_eq!(run(), run());
+}
+
+#[test]
+fn savepoints_are_forced_only_without_unaligned_checkpoints() {
+    // `triggerSavepoint`: `CheckpointProperties.forSavepoint(!unalignedCheckpointsEnabled, …)`;
+    // the same for stop-with-savepoint.
+    for (unaligned, kind) in [
+        (false, CheckpointProperties::savepoint()),
+        (true, CheckpointProperties::savepoint()),
+        (true, CheckpointProperties::sync_savepoint()),
+    ] {
+        let mut c = coordinator(CheckpointCoordinatorConfiguration {
+            unaligned,
+            ..config(10)
+        });
+        c.handle(0, CoordinatorInput::StartScheduler { random: 0 });
+        assert_eq!(
+            triggered(&c.handle(0, CoordinatorInput::PeriodicTimerFired)),
+            vec![1]
+        );
+        // A checkpoint is in flight and max-concurrent is 1.
+        let fx = c.handle(S, CoordinatorInput::TriggerRequest { props: kind });
+        if unaligned && !kind.is_synchronous() {
+            assert!(triggered(&fx).is_empty(), "unaligned: the savepoint waits");
+            assert_eq!(c.queued_requests().len(), 1);
+            assert!(!c.queued_requests()[0].props.forced);
+            // It runs when the checkpoint in flight completes, ahead of periodic requests.
+            assert_eq!(triggered(&ack_all(&mut c, 2 * S, 1)), vec![2]);
+        } else if unaligned {
+            // Stop-with-savepoint aborts what is in flight first, then runs unforced.
+            assert_eq!(triggered(&fx), vec![2], "{kind:?}");
+        } else {
+            assert_eq!(
+                triggered(&fx),
+                vec![2],
+                "aligned: forced beyond max-concurrent"
+            );
+            let ids: Vec<u64> = c.pending_checkpoints().iter().map(|p| p.id).collect();
+            assert_eq!(ids, vec![1, 2]);
+        }
+    }
 }

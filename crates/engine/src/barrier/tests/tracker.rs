@@ -41,19 +41,14 @@ fn interleaved_ids_are_tracked_side_by_side() {
 }
 
 #[test]
-fn newer_completing_first_aborts_older_pending() {
+fn newer_completing_first_drops_older_pending_silently() {
+    // Flink polls the older counts off the queue: no abort, no cancel marker, no decline.
     let mut t = CheckpointBarrierTracker::new(2);
     let b1 = at_least_once(1, 0);
     let b2 = at_least_once(2, 0);
     t.handle(1, bar(0, b1));
     t.handle(2, bar(0, b2));
-    assert_eq!(
-        t.handle(3, bar(1, b2)),
-        vec![
-            abort(1, AbortReason::CheckpointDeclinedSubsumed),
-            trigger(b2, 2, 1, 0)
-        ]
-    );
+    assert_eq!(t.handle(3, bar(1, b2)), vec![trigger(b2, 2, 1, 0)]);
     // A straggler of the subsumed checkpoint starts nothing.
     assert_eq!(t.handle(4, bar(1, b1)), vec![]);
     assert!(t.pending_checkpoint_ids().is_empty());
@@ -124,4 +119,20 @@ fn stray_timer_and_bad_channel() {
         vec![]
     );
     assert!(is_error(&t.handle(1, bar(5, at_least_once(1, 0)))));
+}
+
+#[test]
+fn end_of_partition_completing_a_newer_checkpoint_drops_older_ones_silently() {
+    let mut t = CheckpointBarrierTracker::new(3);
+    let b1 = at_least_once(1, 0);
+    let b2 = at_least_once(2, 0);
+    t.handle(1, bar(0, b1));
+    t.handle(2, bar(0, b2));
+    t.handle(3, bar(1, b2));
+    // Channel 2 ends: checkpoint 2 has everything it waits for; 1 leaves with it, unannounced.
+    assert_eq!(
+        t.handle(4, HandlerInput::EndOfPartition { channel: 2 }),
+        vec![trigger(b2, 2, 2, 0)]
+    );
+    assert!(t.pending_checkpoint_ids().is_empty());
 }
