@@ -84,6 +84,33 @@ fn unaligned_channel_state_round_trips() {
 #[test]
 fn two_phase_commit_committables_round_trip() {
     round_trip("seed-2pc", 12);
+    // The restore commits the checkpoint's pre-committed transactions: dropping them on the way
+    // through the file would lose them.
+    let sim = run("seed-2pc", 12);
+    let id = *sim.completed_state.keys().last().unwrap();
+    let committables = |s: &Simulation| -> Vec<_> {
+        s.completed_state[&id]
+            .values()
+            .flat_map(|t| t.committables.clone())
+            .collect()
+    };
+    let held = committables(&sim);
+    assert!(!held.is_empty(), "checkpoint {id} pre-committed nothing");
+    let text = capture::capture(&sim, id).unwrap().to_json();
+    let from_file = Simulation::from_stored(&StoredCheckpoint::from_json(&text).unwrap()).unwrap();
+    assert_eq!(committables(&from_file), held);
+    let committed: Vec<_> = from_file
+        .external
+        .sinks
+        .values()
+        .flat_map(|s| s.committed_transactions.iter().copied())
+        .collect();
+    for (_, cid, _) in &held {
+        assert!(
+            committed.iter().any(|(c, _)| c == cid),
+            "transaction {cid} not committed on restore: {committed:?}"
+        );
+    }
 }
 
 #[test]
