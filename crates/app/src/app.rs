@@ -75,6 +75,39 @@ pub fn app() -> Html {
             }
         });
     }
+    // The work of the last visit: reopened on a page that opened no link or tutorial.
+    {
+        let dispatcher = state.dispatcher();
+        let fresh = state.link.is_none() && state.tutorial.is_none() && !state.custom;
+        use_effect_with((), move |_| {
+            if fresh {
+                wasm_bindgen_futures::spawn_local(async move {
+                    match crate::storage::work::load().await {
+                        Ok(Some(scenario)) => {
+                            dispatcher.dispatch(Action::RestoreWork(Box::new(scenario)))
+                        }
+                        Ok(None) => {}
+                        Err(e) => web_sys::console::warn_1(&e.into()),
+                    }
+                });
+            }
+        });
+    }
+    // ...and kept whenever the running scenario changes (after the first render).
+    {
+        let first = use_mut_ref(|| true);
+        let work = (state.scenario.clone(), state.custom);
+        use_effect_with(work, move |(scenario, custom)| {
+            if !std::mem::replace(&mut *first.borrow_mut(), false) {
+                let scenario = custom.then(|| (**scenario).clone());
+                wasm_bindgen_futures::spawn_local(async move {
+                    if let Err(e) = crate::storage::work::save(scenario.as_ref()).await {
+                        web_sys::console::warn_1(&format!("current work not saved: {e}").into());
+                    }
+                });
+            }
+        });
+    }
     use_shortcuts(state.dispatcher());
     // The job-graph edge whose fault menu is open.
     let edge_menu = use_state(|| None::<(u32, u32)>);
@@ -278,6 +311,7 @@ pub fn app() -> Html {
                 error={state.error.clone()}
                 dispatch={dispatch.clone()}
                 phase={state.phase_stop.as_ref().map(|s| (format!("{} ({})", s.text, crate::format::sim_time(s.time)), s.seq))}
+                custom={state.custom.then(|| (state.scenario.name.clone(), state.scenario.description.clone()))}
             />
             <ShareBar state={state.clone()} />
             { notice.unwrap_or_default() }

@@ -85,6 +85,8 @@ pub fn state_from_link(link: Link) -> Result<State, String> {
         scenario, options, ..
     } = link;
     let name = preset_name(&scenario);
+    // An edited preset opens under its own name, beside the preset it came from.
+    let base = name.or_else(|| barrierlab_engine::scenario::base_preset(&scenario));
     let sim = Simulation::new(scenario).map_err(|e| format!("This link does not load: {e}"))?;
     let speed = options
         .speed
@@ -98,7 +100,7 @@ pub fn state_from_link(link: Link) -> Result<State, String> {
     let mut state = State::with_sim(
         sim,
         None,
-        name.unwrap_or(DEFAULT_PRESET),
+        base.unwrap_or(DEFAULT_PRESET),
         autoplay && options.until.is_none(),
         speed,
     );
@@ -112,6 +114,16 @@ pub fn state_from_link(link: Link) -> Result<State, String> {
     }
     state.embed = options.embed;
     state.link = Some(Rc::new(options));
+    Ok(state)
+}
+
+/// A fresh state running `scenario` (the work reopened after a reload), playing.
+pub fn state_from_scenario(scenario: Scenario, speed: Speed) -> Result<State, String> {
+    let name = preset_name(&scenario);
+    let base = name.or_else(|| barrierlab_engine::scenario::base_preset(&scenario));
+    let sim = Simulation::new(scenario)?;
+    let mut state = State::with_sim(sim, None, base.unwrap_or(DEFAULT_PRESET), true, speed);
+    state.custom = name.is_none();
     Ok(state)
 }
 

@@ -147,6 +147,13 @@ pub enum Action {
     RestoreStored(Rc<barrierlab_engine::storage::StoredCheckpoint>),
     /// Open, move through or close a tutorial (`tutorial/`).
     Tutorial(crate::tutorial::TutorialAction),
+    /// Give the scenario a name and description of one's own (kept through further edits).
+    Rename {
+        name: String,
+        description: String,
+    },
+    /// Reopen the scenario the page was working on before a reload (see `storage::work`).
+    RestoreWork(Box<Scenario>),
 }
 
 /// The simulation, shared and mutable in place.
@@ -360,7 +367,9 @@ impl State {
     /// Re-runs `scenario` from time 0 up to the current time, re-applying the user's actions:
     /// the way a fault edit takes effect (see `faults.rs`). An invalid scenario keeps the job
     /// and says why.
-    fn rerun(self: Rc<Self>, scenario: Scenario) -> Rc<State> {
+    fn rerun(self: Rc<Self>, mut scenario: Scenario) -> Rc<State> {
+        barrierlab_engine::scenario::identify(&self.preset, &mut scenario);
+        let custom = scenario != *self.scenario || self.custom;
         let (now, playing) = {
             let sim = self.sim.borrow();
             (sim.now, self.playing)
@@ -375,7 +384,7 @@ impl State {
             }
         };
         let mut next = State::with_sim(sim, None, &self.preset, false, self.speed);
-        next.custom = self.custom;
+        next.custom = custom && barrierlab_engine::scenario::preset(&next.scenario.name).is_none();
         next.inspected = self.inspected;
         next.fault_menu_open = self.fault_menu_open;
         next.compare = self.compare.clone();
@@ -657,11 +666,16 @@ impl Reducible for State {
                 self.rerun(scenario)
             }
 
-            Action::ApplyScenario(scenario) => match Simulation::new(*scenario) {
+            Action::ApplyScenario(scenario) => match Simulation::new({
+                let mut scenario = *scenario;
+                barrierlab_engine::scenario::identify(&self.preset, &mut scenario);
+                scenario
+            }) {
                 Ok(sim) => {
                     let name = self.preset.clone();
                     let mut next = State::with_sim(sim, None, &name, true, self.speed);
-                    next.custom = true;
+                    next.custom =
+                        barrierlab_engine::scenario::preset(&next.scenario.name).is_none();
                     next.version = self.version + 1;
                     Rc::new(next)
                 }
@@ -744,6 +758,46 @@ impl Reducible for State {
                 Rc::new(next)
             }
             Action::Tutorial(action) => crate::tutorial::reduce(self, action),
+            Action::Rename { name, description } => {
+                let name = name.trim().to_string();
+                if name.is_empty() || self.catch_up.is_some() {
+                    return self;
+                }
+                let mut next = (*self).clone();
+                let mut scenario = (*self.scenario).clone();
+                scenario.name = name;
+                scenario.description = description.trim().to_string();
+                // The name is not part of the run: the job keeps going, only its label changes.
+                {
+                    let mut sim = next.sim.borrow_mut();
+                    sim.scenario.name = scenario.name.clone();
+                    sim.scenario.description = scenario.description.clone();
+                }
+                next.scenario = Rc::new(scenario);
+                next.custom = true;
+                next.version += 1;
+                Rc::new(next)
+            }
+            Action::RestoreWork(scenario) => {
+                // Only onto the untouched first page: a link or a choice made since wins.
+                let default_seed =
+                    barrierlab_engine::scenario::preset(DEFAULT_PRESET).map(|p| p.seed);
+                let untouched = self.preset == DEFAULT_PRESET && Some(self.seed) == default_seed;
+                if self.custom || self.link.is_some() || self.tutorial.is_some() || !untouched {
+                    return self;
+                }
+                match crate::share::state_from_scenario(*scenario, self.speed) {
+                    Ok(mut next) => {
+                        next.version = self.version + 1;
+                        next.notice = Some((
+                            "Reopened the scenario you were working on.".to_string(),
+                            "Choose a preset to start fresh.",
+                        ));
+                        Rc::new(next)
+                    }
+                    Err(_) => self,
+                }
+            }
             Action::DismissNotice => {
                 let mut next = (*self).clone();
                 next.notice = None;

@@ -23,6 +23,9 @@ pub struct ControlsProps {
     /// Where the last step to a checkpoint phase stopped (shown while paused).
     #[prop_or_default]
     pub phase: Option<(String, Option<u64>)>,
+    /// An edited scenario's own name and description (editable); `None` for a preset.
+    #[prop_or_default]
+    pub custom: Option<(String, String)>,
 }
 
 #[function_component(Controls)]
@@ -62,6 +65,46 @@ pub fn controls(p: &ControlsProps) -> Html {
         .iter()
         .find(|(n, _)| *n == p.preset)
         .map_or("", |(_, d)| *d);
+    let identity = match &p.custom {
+        None => html! { <p class="preset-description">{ description }</p> },
+        Some((name, text)) => {
+            let rename = {
+                let d = p.dispatch.clone();
+                Callback::from(move |_: Event| {
+                    let doc = gloo_utils::document();
+                    let value = |id: &str| {
+                        doc.get_element_by_id(id)
+                            .and_then(|e| {
+                                use wasm_bindgen::JsCast;
+                                e.dyn_into::<HtmlInputElement>()
+                                    .map(|i| i.value())
+                                    .or_else(|e| {
+                                        e.dyn_into::<web_sys::HtmlTextAreaElement>()
+                                            .map(|t| t.value())
+                                    })
+                                    .ok()
+                            })
+                            .unwrap_or_default()
+                    };
+                    d.dispatch(Action::Rename {
+                        name: value("scenario-name"),
+                        description: value("scenario-description"),
+                    });
+                })
+            };
+            html! {
+                <div class="scenario-identity">
+                    <label class="field">
+                        <span>{ "Scenario" }</span>
+                        <input id="scenario-name" type="text" value={name.clone()} onchange={rename.clone()}
+                               aria-label="Scenario name (carried in share links)" />
+                    </label>
+                    <textarea id="scenario-description" rows="2" value={text.clone()} onchange={rename}
+                              aria-label="Scenario description (carried in share links)" />
+                </div>
+            }
+        }
+    };
     let play_group = html! {
                 <div class="group">
                     <button id="play" class="primary" aria-pressed={p.playing.to_string()}
@@ -96,8 +139,11 @@ pub fn controls(p: &ControlsProps) -> Html {
                 <label class="field">
                     <span>{ "Preset" }</span>
                     <select id="preset" onchange={on_preset}>
+                        if let Some((name, _)) = &p.custom {
+                            <option value="" selected=true disabled=true>{ name.clone() }</option>
+                        }
                         { for PRESETS.iter().map(|(name, desc)| html! {
-                            <option value={*name} title={*desc} selected={*name == p.preset}>{ *name }</option>
+                            <option value={*name} title={*desc} selected={p.custom.is_none() && *name == p.preset}>{ *name }</option>
                         }) }
                     </select>
                 </label>
@@ -119,7 +165,7 @@ pub fn controls(p: &ControlsProps) -> Html {
                             onclick={send(Action::ToggleHelp)}>{ "?" }</button>
                 </div>
             </div>
-            <p class="preset-description">{ description }</p>
+            { identity }
             if let Some((phase, seq)) = p.phase.as_ref().filter(|_| !p.playing) {
                 <p id="phase-stop" class="phase-stop" aria-live="polite" data-seq={seq.map(|s| s.to_string())}>
                     { format!("Stopped at: {phase}") }

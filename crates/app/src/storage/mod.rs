@@ -3,6 +3,7 @@
 
 pub mod db;
 pub mod records;
+pub mod work;
 
 use std::rc::Rc;
 

@@ -12,6 +12,7 @@
 mod config;
 mod config_keys;
 mod faults;
+mod identity;
 mod job_graph;
 mod model;
 mod presets;
@@ -35,6 +36,7 @@ pub use config_keys::{
 pub use faults::{
     edge_ref, parse_edge_ref, parse_fail_flag, parse_task_ref, Fault, ResolvedFault, TaskRef,
 };
+pub use identity::{base_preset, identify, is_user_named, CUSTOM_PREFIX};
 pub use job_graph::{
     default_max_parallelism, JobEdge, JobGraph, JobVertex, DEFAULT_LOWER_BOUND_MAX_PARALLELISM,
     UPPER_BOUND_MAX_PARALLELISM,
