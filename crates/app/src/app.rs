@@ -6,6 +6,7 @@ use gloo_timers::callback::Interval;
 use yew::prelude::*;
 
 use crate::clock;
+use crate::components::backpressure::{BackpressurePanel, TaskManagersPanel};
 use crate::components::event_log::MAX_LINES;
 use crate::components::storage_browser::StorageBrowser;
 use crate::components::tutorial_panel::TutorialPanel;
@@ -169,6 +170,14 @@ pub fn app() -> Html {
         })
     };
     let busy = state.catch_up.is_some();
+    let trends = {
+        use crate::components::trends::{Trends, TREND_POINTS};
+        let summary = &sim.coordinator.stats().summary;
+        Rc::new(Trends {
+            durations: summary.end_to_end_duration.recent(TREND_POINTS),
+            sizes: summary.checkpointed_size.recent(TREND_POINTS),
+        })
+    };
     let onedge = {
         let (d, edge_menu) = (dispatch.clone(), edge_menu.clone());
         Callback::from(move |e: (u32, u32)| {
@@ -322,11 +331,11 @@ pub fn app() -> Html {
                 <Panel id="job-graph" title="Job graph" area="graph">
                     { fault_menu.unwrap_or_default() }
                     { edge_fault_menu.unwrap_or_default() }
-                    <JobGraph model={graph} vertical={narrow} onselect={onselect} selected={selected}
+                    <JobGraph model={graph.clone()} vertical={narrow} onselect={onselect} selected={selected}
                               onedge={onedge} selected_edge={*edge_menu} />
                 </Panel>
                 <Panel id="checkpoints" title="Checkpoints" area="checkpoints">
-                    <CheckpointsPanel key={crate::tutorial::panel_key(&state)} rows={state.rows.clone()} report={state.report.clone()} initial={initial_checkpoint} />
+                    <CheckpointsPanel key={crate::tutorial::panel_key(&state)} rows={state.rows.clone()} report={state.report.clone()} initial={initial_checkpoint} trends={trends} />
                 </Panel>
                 <Panel id="faults-panel" title="Faults" area="faults">
                     <FaultsPanel sim={state.sim.clone()} faults={state.scenario.faults.clone()} progress={progress}
@@ -351,6 +360,12 @@ pub fn app() -> Html {
                 </Panel>
                 <Panel id="inspector-panel" title="Subtask inspector" area="inspector">
                     <Inspector sim={state.sim.clone()} version={state.version} task={state.inspected} dispatch={dispatch.clone()} />
+                </Panel>
+                <Panel id="backpressure-panel" title="Backpressure" area="backpressure">
+                    <BackpressurePanel graph={graph.clone()} />
+                </Panel>
+                <Panel id="taskmanagers-panel" title="TaskManagers and slots" area="taskmanagers">
+                    <TaskManagersPanel taskmanagers={Rc::new(crate::model::graph::taskmanager_views(&sim))} />
                 </Panel>
                 <Panel id="why-panel" title="Why was this checkpoint slow?" area="why">
                     <WhyPanel sim={state.sim.clone()} queue_log={state.queue_log.clone()} rows={state.rows.clone()} />

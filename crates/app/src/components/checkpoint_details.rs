@@ -45,6 +45,52 @@ fn subtask_row(st: &Value) -> Html {
     }
 }
 
+/// The operator's min/avg/max over its subtasks, as the Web UI's "Summary" rows above the
+/// subtask list (`TaskCheckpointStatisticsWithSubtaskDetails.summary`).
+fn operator_summary(sum: &Value) -> Html {
+    let ms = |v: &Value, stat: &str| -> String {
+        match v.get(stat).and_then(Value::as_i64) {
+            Some(x) if x >= 0 => crate::format::millis(x as u64),
+            _ => "-".into(),
+        }
+    };
+    let by = |v: &Value, stat: &str| -> String {
+        crate::format::bytes(v.get(stat).and_then(Value::as_u64).unwrap_or(0))
+    };
+    let row = |label: &str, stat: &str| {
+        let al = &sum["alignment"];
+        html! {
+            <tr>
+                <th scope="row">{ label.to_string() }</th>
+                <td>{ ms(&sum["end_to_end_duration"], stat) }</td>
+                <td>{ by(&sum["checkpointed_size"], stat) }</td>
+                <td>{ by(&sum["state_size"], stat) }</td>
+                <td>{ ms(&sum["checkpoint_duration"]["sync"], stat) }</td>
+                <td>{ ms(&sum["checkpoint_duration"]["async"], stat) }</td>
+                <td>{ ms(&al["duration"], stat) }</td>
+                <td>{ ms(&sum["start_delay"], stat) }</td>
+                <td>{ format!("{} ({})", by(&al["processed"], stat), by(&al["persisted"], stat)) }</td>
+            </tr>
+        }
+    };
+    html! {
+        <table class="data operator-summary">
+            <thead>
+                <tr>
+                    <th>{ "Summary" }</th><th>{ "End to End" }</th><th>{ "Checkpointed Size" }</th>
+                    <th>{ "Full Size" }</th><th>{ "Sync" }</th><th>{ "Async" }</th><th>{ "Alignment" }</th>
+                    <th>{ "Start Delay" }</th><th>{ "Processed (Persisted)" }</th>
+                </tr>
+            </thead>
+            <tbody>
+                { row("Minimum", "min") }
+                { row("Average", "avg") }
+                { row("Maximum", "max") }
+            </tbody>
+        </table>
+    }
+}
+
 #[function_component(CheckpointDetails)]
 pub fn checkpoint_details(p: &DetailsProps) -> Html {
     let expanded = use_state(Vec::<String>::new);
@@ -129,6 +175,7 @@ pub fn checkpoint_details(p: &DetailsProps) -> Html {
                                 if open {
                                     <tr class="subtasks-holder">
                                         <td colspan="7">
+                                            { operator_summary(&v["summary"]) }
                                             <table class="data subtasks">
                                                 <thead>
                                                     <tr>

@@ -42,6 +42,9 @@ pub struct CheckpointsProps {
     /// A checkpoint to select on mount (a link's `checkpoint=`): opens the History tab on it.
     #[prop_or_default]
     pub initial: Option<u64>,
+    /// Durations and sizes of the newest completed checkpoints, for the Summary tab's charts.
+    #[prop_or_default]
+    pub trends: Rc<super::trends::Trends>,
 }
 
 #[function_component(CheckpointsPanel)]
@@ -81,7 +84,7 @@ pub fn checkpoints_panel(p: &CheckpointsProps) -> Html {
                 </>
             }
         }
-        Tab::Summary => summary(cps),
+        Tab::Summary => summary(cps, &p.trends),
         Tab::Configuration => configuration(&p.report["config"]),
     };
     html! {
@@ -185,9 +188,11 @@ fn history(cps: &Value, selected: Option<u64>, on_select: Callback<u64>) -> Html
             <table class="data history" id="checkpoint-history">
                 <thead>
                     <tr>
-                        <th>{ "ID" }</th><th>{ "Status" }</th><th>{ "Acknowledged" }</th>
+                        <th>{ "ID" }</th><th>{ "Status" }</th><th title="Checkpoint Type">{ "Type" }</th><th title="Acknowledged subtasks">{ "Acks" }</th>
                         <th>{ "Trigger Time" }</th><th>{ "Latest Ack" }</th><th>{ "End to End" }</th>
-                        <th>{ "Checkpointed Size" }</th><th>{ "Processed (Persisted) In-Flight" }</th>
+                        <th title="Checkpointed Data Size: what this checkpoint wrote">{ "Checkpointed Size" }</th>
+                        <th title="Full Checkpoint Data Size: all state the checkpoint refers to">{ "Full Size" }</th>
+                        <th title="Processed (persisted) in-flight data">{ "In-Flight Data" }</th>
                     </tr>
                 </thead>
                 <tbody>
@@ -202,11 +207,14 @@ fn history(cps: &Value, selected: Option<u64>, on_select: Callback<u64>) -> Html
                                 title={format!("{kind} {id}: click for per-operator details")}>
                                 <td>{ id }{ if b(r, "is_savepoint") { " (SP)" } else { "" } }</td>
                                 <td><span class={classes!("status", status.to_ascii_lowercase())}>{ status.clone() }</span></td>
+                                <td class="checkpoint-type" data-type={checkpoint_type(&s(r, "checkpoint_type"))}
+                                    title={checkpoint_type(&s(r, "checkpoint_type"))}>{ short_type(&s(r, "checkpoint_type")) }</td>
                                 <td>{ format!("{}/{}", u(r, "num_acknowledged_subtasks"), u(r, "num_subtasks")) }</td>
                                 <td>{ timestamp(r, "trigger_timestamp") }</td>
                                 <td>{ if i(r, "latest_ack_timestamp") > 0 { timestamp(r, "latest_ack_timestamp") } else { "-".into() } }</td>
                                 <td>{ if status == "COMPLETED" { duration(r, "end_to_end_duration") } else { "-".into() } }</td>
                                 <td>{ bytes(r, "checkpointed_size") }</td>
+                                <td>{ bytes(r, "state_size") }</td>
                                 <td>{ format!("{} ({})", bytes(r, "processed_data"), bytes(r, "persisted_data")) }</td>
                             </tr>
                         }
@@ -214,6 +222,29 @@ fn history(cps: &Value, selected: Option<u64>, on_select: Callback<u64>) -> Html
                 </tbody>
             </table>
         </div>
+    }
+}
+
+/// The Web UI's words for the REST `checkpoint_type`.
+pub fn checkpoint_type(rest: &str) -> &'static str {
+    match rest {
+        "CHECKPOINT" => "aligned checkpoint",
+        "UNALIGNED_CHECKPOINT" => "unaligned checkpoint",
+        "SAVEPOINT" => "savepoint",
+        "SYNC_SAVEPOINT" => "savepoint (stop)",
+        "FULL_CHECKPOINT" => "full checkpoint",
+        _ => "-",
+    }
+}
+
+/// The type in one word, for the narrow History table (the full words are its title).
+fn short_type(rest: &str) -> &'static str {
+    match rest {
+        "CHECKPOINT" => "aligned",
+        "UNALIGNED_CHECKPOINT" => "unaligned",
+        "SAVEPOINT" | "SYNC_SAVEPOINT" => "savepoint",
+        "FULL_CHECKPOINT" => "full",
+        _ => "-",
     }
 }
 
@@ -230,7 +261,7 @@ fn stat_cell(v: &Value, key: &str, as_bytes: bool) -> Html {
     html! { <td>{ text }</td> }
 }
 
-fn summary(cps: &Value) -> Html {
+fn summary(cps: &Value, trends: &super::trends::Trends) -> Html {
     let sum = &cps["summary"];
     if u(&cps["counts"], "completed") == 0 {
         return html! { <p class="empty">{ "The summary covers completed checkpoints; none yet." }</p> };
@@ -244,6 +275,7 @@ fn summary(cps: &Value) -> Html {
         ("Persisted In-Flight Data", "persisted_data", true),
     ];
     html! {
+        <>
         <div class="table-scroll">
             <table class="data" id="checkpoint-summary">
                 <thead><tr><th />{ for cols.iter().map(|c| html! { <th>{ c.to_ascii_uppercase() }</th> }) }</tr></thead>
@@ -256,6 +288,8 @@ fn summary(cps: &Value) -> Html {
                 </tbody>
             </table>
         </div>
+        { super::trends::trends(trends) }
+        </>
     }
 }
 

@@ -1,5 +1,5 @@
 //! The job graph as an SVG: job vertices in layers, left to right, each subtask a box coloured by
-//! its back pressure level; on each edge its partitioner and one bar per channel showing the
+//! its busy time (backpressure apart); on each edge its partitioner and one bar per channel showing the
 //! buffers queued in its subpartition, blocked channels and barriers in flight.
 //!
 //! All names are rendered as SVG text nodes, never as markup.
@@ -184,6 +184,20 @@ fn subtask_title(vertex: &str, s: &SubtaskModel) -> String {
     t
 }
 
+/// Flink's Web UI colours a subtask by its busy time: blue when idle, red when busy all the
+/// time. Backpressure is shown apart from it (the dark bar), as the Web UI does.
+fn busy_colour(busy: f64) -> String {
+    let t = busy.clamp(0.0, 1.0);
+    // #5b9bd5 (idle) → #d9534f (busy)
+    let mix = |a: f64, b: f64| (a + (b - a) * t).round() as u8;
+    format!(
+        "#{:02x}{:02x}{:02x}",
+        mix(91.0, 217.0),
+        mix(155.0, 83.0),
+        mix(213.0, 79.0)
+    )
+}
+
 fn render_vertex(
     v: &VertexModel,
     p: &Placed,
@@ -221,7 +235,12 @@ fn render_vertex(
                     <g class={classes!("subtask", format!("bp-{}", s.level), s.finished.then_some("finished"), is_selected.then_some("selected"))}
                        data-subtask={s.index.to_string()} data-level={s.level} {onclick} role="button">
                         <title>{ subtask_title(&v.name, s) }</title>
-                        <rect x={x.to_string()} y={y.to_string()} width={SUB.to_string()} height={SUB.to_string()} rx="3" />
+                        <rect class="busy-fill" x={x.to_string()} y={y.to_string()} width={SUB.to_string()} height={SUB.to_string()} rx="3"
+                              style={format!("fill: {}", busy_colour(s.busy))} data-busy={format!("{:.2}", s.busy)} />
+                        if s.backpressured > 0.005 {
+                            <rect class="bp-bar" x={x.to_string()} y={(y + SUB * (1.0 - s.backpressured)).to_string()}
+                                  width="4" height={(SUB * s.backpressured).to_string()} />
+                        }
                         <text x={(x + SUB / 2.0).to_string()} y={(y + SUB / 2.0 + 3.5).to_string()} text-anchor="middle">
                             { s.index.to_string() }
                         </text>
@@ -381,9 +400,8 @@ pub fn job_graph(props: &JobGraphProps) -> Html {
                 { for model.vertices.iter().zip(&placed).map(|(v, p)| render_vertex(v, p, &props.onselect, props.selected)) }
             </svg>
             <ul class="legend" aria-label="Legend">
-                <li><span class="swatch bp-ok" />{ "OK" }</li>
-                <li><span class="swatch bp-low" />{ "LOW" }</li>
-                <li><span class="swatch bp-high" />{ "HIGH back pressure" }</li>
+                <li><span class="swatch busy-scale" />{ "busy time: idle → 100 %" }</li>
+                <li><span class="swatch bp-bar" />{ "backpressured time" }</li>
                 <li><span class="swatch fill" />{ "queued buffers" }</li>
                 <li><span class="swatch blocked" />{ "blocked channel" }</li>
                 <li><span class="swatch barrier aligned" />{ "aligned barrier" }</li>

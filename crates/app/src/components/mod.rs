@@ -1,3 +1,4 @@
+pub mod backpressure;
 pub mod checkpoint_details;
 pub mod checkpoints;
 pub mod compare_panel;
@@ -21,6 +22,7 @@ pub mod storage_browser;
 pub mod storage_tree;
 pub mod time_travel;
 pub mod timeline;
+pub mod trends;
 pub mod tutorial_panel;
 pub mod verdict;
 pub mod why_panel;

@@ -222,6 +222,37 @@ pub fn graph_model(sim: &Simulation) -> GraphModel {
     GraphModel { vertices, edges }
 }
 
+/// The TaskManagers and what runs in each slot: subtask `i` of every vertex shares slot `i`
+/// (Flink's default slot sharing group), TaskManager `i / slots`.
+pub fn taskmanager_views(
+    sim: &Simulation,
+) -> Vec<crate::components::backpressure::TaskManagerView> {
+    let slots = sim.graph.slots_per_taskmanager.max(1);
+    let tms = sim.graph.taskmanagers.max(1);
+    let mut views: Vec<crate::components::backpressure::TaskManagerView> = (0..tms)
+        .map(|_| crate::components::backpressure::TaskManagerView {
+            slots,
+            slot_subtasks: vec![Vec::new(); slots as usize],
+        })
+        .collect();
+    for (i, t) in sim.tasks.iter().enumerate() {
+        let tm = sim.taskmanager.get(i).copied().unwrap_or(0).min(tms - 1);
+        let slot = t.id.subtask.saturating_sub(tm * slots) as usize;
+        let name = sim
+            .graph
+            .vertices
+            .get(t.id.vertex as usize)
+            .map(|v| v.name.as_str())
+            .unwrap_or("");
+        let view = &mut views[tm as usize];
+        if slot >= view.slot_subtasks.len() {
+            view.slot_subtasks.resize(slot + 1, Vec::new());
+        }
+        view.slot_subtasks[slot].push(crate::model::subtask_label(name, t.id.subtask));
+    }
+    views
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -70,6 +70,12 @@ impl StatsSummary {
         self.count
     }
 
+    /// The newest `n` values of the window, oldest first (trend charts).
+    pub fn recent(&self, n: usize) -> Vec<u64> {
+        let skip = self.window.len().saturating_sub(n);
+        self.window.iter().skip(skip).copied().collect()
+    }
+
     pub fn min(&self) -> u64 {
         self.min
     }

@@ -353,3 +353,17 @@ fn coordinator_feeds_tracker() {
     );
     assert_eq!(v["latest"]["completed"]["end_to_end_duration"], 5);
 }
+
+#[test]
+fn recent_values_are_the_window_tail_in_completion_order() {
+    let mut s = crate::stats::summary::StatsSummary::new(3);
+    for v in [5, 1, 4, 2] {
+        s.add(v);
+    }
+    // The window holds the last three; the trend reads them oldest first.
+    assert_eq!(s.recent(2), vec![4, 2]);
+    assert_eq!(s.recent(10), vec![1, 4, 2]);
+    assert!(crate::stats::summary::StatsSummary::new(3)
+        .recent(5)
+        .is_empty());
+}
