@@ -49,7 +49,7 @@ test('a bad link says why, falls back to the seed demo and can be dismissed', as
   const text = await page.textContent('#link-error');
   assert.match(text, /does not load/);
   assert.match(text, /base64/i);
-  assert.match(text, /Showing the seed demo instead/);
+  assert.match(text, /Showing the demo job instead/);
   assert.equal(await page.inputValue('#preset'), 'seed-demo');
   await screenshot(page, 'link-bad');
   await page.click('#link-error-dismiss');

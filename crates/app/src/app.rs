@@ -324,6 +324,9 @@ pub fn app() -> Html {
             />
             <ShareBar state={state.clone()} />
             { notice.unwrap_or_default() }
+            if state.link.is_none() && state.tutorial.is_none() {
+                <crate::components::welcome::Welcome />
+            }
             if let Some(view) = state.tutorial.clone() {
                 <TutorialPanel view={view} dispatch={dispatch.clone()} />
             }

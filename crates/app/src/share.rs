@@ -29,7 +29,7 @@ pub fn initial_state() -> State {
         Ok(None) => State::initial(),
         Err(message) => {
             let mut state = State::initial();
-            state.notice = Some((message, "Showing the seed demo instead."));
+            state.notice = Some((message, "Showing the demo job instead."));
             state
         }
     }

@@ -157,7 +157,7 @@ pub fn controls(p: &ControlsProps) -> Html {
                 <div class="group">
                     <button id="reset" title="Restart the job from time 0 (r)" onclick={send(Action::Reset)}>{ "Reset" }</button>
                     <label class="field">
-                        <span>{ "Seed" }</span>
+                        <span title="The simulation's random seed: the same scenario with the same random seed runs the same, event for event">{ "Random seed" }</span>
                         <input id="seed" class="seed" type="text" inputmode="numeric" autocomplete="off"
                                value={p.seed.to_string()} onchange={on_seed} />
                     </label>

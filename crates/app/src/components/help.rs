@@ -27,7 +27,7 @@ pub fn help_overlay(props: &HelpProps) -> Html {
                     { "Subtask colours follow Flink's back pressure levels: OK ≤ 10 %, LOW ≤ 50 %, HIGH above, over the last second of simulated time." }
                 </p>
                 <p class="muted">
-                    { "Tutorials (header, or #tutorials) walk through seed 000's questions one paused step at a time; each step is a link: #tutorial=<id>&step=<n>." }
+                    { "Tutorials (header, or #tutorials) walk through how Flink checkpoints, one paused step at a time; each step is a link: #tutorial=<id>&step=<n>." }
                 </p>
                 <button class="primary" onclick={close}>{ "Close" }</button>
             </div>

@@ -25,4 +25,5 @@ pub mod timeline;
 pub mod trends;
 pub mod tutorial_panel;
 pub mod verdict;
+pub mod welcome;
 pub mod why_panel;
