@@ -15,6 +15,8 @@ pub mod panic;
 pub mod phase;
 pub mod share;
 pub mod state;
+#[cfg(test)]
+mod state_tests;
 pub mod storage;
 mod theme;
 pub mod travel;

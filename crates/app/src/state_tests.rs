@@ -1,0 +1,159 @@
+//! The reducer's rules, natively: what each action does to the page's state.
+
+use std::rc::Rc;
+
+use barrierlab_engine::scenario::{parse_fail_flag, preset, Fault};
+use barrierlab_engine::sim::UserRequest;
+use yew::Reducible;
+
+use crate::state::{Action, Speed, State};
+
+fn fresh() -> Rc<State> {
+    Rc::new(State::initial())
+}
+
+/// Runs the page's simulation to `seconds` (what ticks do, without a wall clock).
+fn at(state: Rc<State>, seconds: u64) -> Rc<State> {
+    state.sim.borrow_mut().run_until(seconds * 1_000_000);
+    state
+}
+
+fn kill() -> Fault {
+    parse_fail_flag("count-per-key#1@3s").unwrap()
+}
+
+/// Lets a re-run catch up, as ticks would.
+fn settle(mut state: Rc<State>) -> Rc<State> {
+    for _ in 0..10_000 {
+        if state.catch_up.is_none() {
+            break;
+        }
+        state = state.reduce(Action::Tick(0.0));
+    }
+    assert!(state.catch_up.is_none(), "the re-run never caught up");
+    state
+}
+
+#[test]
+fn the_first_page_runs_the_demo_job_at_1x() {
+    let s = fresh();
+    assert_eq!(s.preset, "seed-demo");
+    assert!(s.playing);
+    assert_eq!(s.speed, Speed::One);
+    assert!(!s.custom);
+}
+
+#[test]
+fn pausing_and_playing_toggle_and_a_finished_job_cannot_play() {
+    let s = fresh().reduce(Action::TogglePlay);
+    assert!(!s.playing);
+    let s = s.reduce(Action::TogglePlay);
+    assert!(s.playing);
+    let s = at(s, 2).reduce(Action::Request(UserRequest::StopWithSavepoint));
+    let s = at(s, 10);
+    assert!(!s.status().is_live());
+    let s = s.reduce(Action::TogglePlay).reduce(Action::TogglePlay);
+    assert!(!s.playing, "a finished job does not play");
+}
+
+#[test]
+fn a_fault_edit_reruns_to_the_same_time_and_names_the_scenario() {
+    let s = at(fresh(), 5);
+    let s = s.reduce(Action::AddFault(kill()));
+    assert!(s.catch_up.is_some(), "the edit re-runs from time 0");
+    let s = settle(s);
+    assert_eq!(s.sim.borrow().now, 5_000_000);
+    assert!(s.custom);
+    assert_eq!(s.scenario.name, "custom: seed-demo + 1 fault");
+    // Removing it gives the preset back, name and all.
+    let s = settle(s.reduce(Action::RemoveFault(0)));
+    assert_eq!(s.scenario.name, "seed-demo");
+    assert!(!s.custom);
+}
+
+#[test]
+fn while_a_rerun_catches_up_time_only_moves_towards_it() {
+    let s = at(fresh(), 5).reduce(Action::AddFault(kill()));
+    let version = s.version;
+    for action in [
+        Action::Step,
+        Action::StepPhase,
+        Action::Seek(1_000_000),
+        Action::Request(UserRequest::Checkpoint),
+        Action::StartCompare,
+    ] {
+        let next = s.clone().reduce(action);
+        assert!(Rc::ptr_eq(&next, &s), "ignored during catch-up");
+    }
+    // Play/pause only changes whether it resumes afterwards.
+    let toggled = s.clone().reduce(Action::TogglePlay);
+    assert_ne!(
+        toggled.catch_up.as_ref().map(|c| c.resume),
+        s.catch_up.as_ref().map(|c| c.resume)
+    );
+    assert_eq!(toggled.version, version);
+}
+
+#[test]
+fn an_invalid_scenario_keeps_the_running_job_and_says_why() {
+    let s = at(fresh(), 2);
+    let mut bad = preset("seed-demo").unwrap();
+    bad.operators.clear();
+    let next = s.clone().reduce(Action::ApplyScenario(Box::new(bad)));
+    assert!(next.error.is_some());
+    assert!(Rc::ptr_eq(&next.sim, &s.sim), "the job keeps running");
+}
+
+#[test]
+fn a_name_of_ones_own_survives_further_edits() {
+    let s = settle(at(fresh(), 4).reduce(Action::AddFault(kill())));
+    let s = s.reduce(Action::Rename {
+        name: "  my lesson ".into(),
+        description: "about kills".into(),
+    });
+    assert_eq!(s.scenario.name, "my lesson");
+    assert_eq!(
+        s.sim.borrow().scenario.name,
+        "my lesson",
+        "the job's label follows"
+    );
+    let s = settle(s.reduce(Action::RemoveFault(0)));
+    assert_eq!(
+        (s.scenario.name.as_str(), s.scenario.description.as_str()),
+        ("my lesson", "about kills")
+    );
+    // An empty name is refused.
+    let same = s.clone().reduce(Action::Rename {
+        name: " ".into(),
+        description: String::new(),
+    });
+    assert!(Rc::ptr_eq(&same, &s));
+}
+
+#[test]
+fn stored_work_reopens_only_on_an_untouched_first_page() {
+    let mut work = preset("seed-backpressure").unwrap();
+    work.name = "mine".into();
+    let reopened = fresh().reduce(Action::RestoreWork(Box::new(work.clone())));
+    assert_eq!(reopened.scenario.name, "mine");
+    assert!(reopened.custom);
+    assert!(reopened.notice.is_some());
+    // After the user chose something, the stored work does not take over.
+    let chosen = fresh().reduce(Action::LoadPreset("seed-unaligned".into()));
+    let kept = chosen
+        .clone()
+        .reduce(Action::RestoreWork(Box::new(work.clone())));
+    assert!(Rc::ptr_eq(&kept, &chosen));
+    let reseeded = fresh().reduce(Action::SetSeed(42));
+    let kept = reseeded.clone().reduce(Action::RestoreWork(Box::new(work)));
+    assert!(Rc::ptr_eq(&kept, &reseeded));
+}
+
+#[test]
+fn a_new_seed_reloads_from_time_zero_and_keeps_playing() {
+    let s = at(fresh(), 3).reduce(Action::SetSeed(7));
+    assert_eq!(s.seed, 7);
+    assert_eq!(s.sim.borrow().now, 0);
+    assert!(s.playing);
+    assert_eq!(s.sim.borrow().scenario.seed, 7);
+}
