@@ -8,13 +8,13 @@ pub fn duration(us: Micros) -> String {
     if us < MICROS_PER_MS {
         format!("{us} µs")
     } else if us < MICROS_PER_SEC {
-        if us % MICROS_PER_MS == 0 {
+        if us.is_multiple_of(MICROS_PER_MS) {
             return format!("{} ms", us / MICROS_PER_MS);
         }
         let tenths = (us + 50) / 100;
         format!("{}.{} ms", tenths / 10, tenths % 10)
     } else {
-        if us % MICROS_PER_SEC == 0 {
+        if us.is_multiple_of(MICROS_PER_SEC) {
             return format!("{} s", us / MICROS_PER_SEC);
         }
         let hundredths = (us + 5_000) / 10_000;
