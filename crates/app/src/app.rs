@@ -319,7 +319,7 @@ pub fn app() -> Html {
                     <Inspector sim={state.sim.clone()} version={state.version} task={state.inspected} dispatch={dispatch.clone()} />
                 </Panel>
                 <Panel id="why-panel" title="Why was this checkpoint slow?" area="why">
-                    <WhyPanel sim={state.sim.clone()} queue_log={state.queue_log.clone()} rows={state.rows.clone()} />
+                    <WhyPanel sim={state.sim.clone()} rows={state.rows.clone()} />
                 </Panel>
                 <Panel id="editor-panel" title="Topology editor" area="editor">
                     <TopologyEditor live={state.scenario.clone()} dispatch={dispatch.clone()} />

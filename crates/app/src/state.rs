@@ -15,7 +15,6 @@ use crate::clock;
 use crate::compare::{Compare, CompareCell};
 use crate::faults::{catch_up, CatchUp, UserAction};
 use crate::model::timeline::{timeline_model, TimelineCheckpoint};
-use crate::model::why::{observe_barriers, QueueLog};
 use crate::travel::TimeTravel;
 
 /// The preset the page opens with.
@@ -175,8 +174,6 @@ pub struct State {
     pub fault_menu_open: bool,
     /// Snapshots for time travel.
     pub travel: Rc<RefCell<TimeTravel>>,
-    /// Buffers seen queued ahead of each barrier, for "why was checkpoint N slow?".
-    pub queue_log: Rc<RefCell<QueueLog>>,
     pub compare: Option<CompareCell>,
     /// The scenario the running job was built from (for the editor and configuration panel).
     pub scenario: Rc<Scenario>,
@@ -289,7 +286,6 @@ impl State {
             inspected: None,
             fault_menu_open: false,
             travel,
-            queue_log: Rc::new(RefCell::new(QueueLog::default())),
             compare: None,
             scenario,
             last_tick_ms: None,
@@ -460,7 +456,6 @@ impl State {
                     MAX_SPEED_BUDGET_MS,
                 );
                 next.travel.borrow_mut().record(&sim);
-                observe_barriers(&sim, &mut next.queue_log.borrow_mut());
                 done
             };
             if done {
@@ -517,7 +512,6 @@ impl State {
                 next.playing = false;
             }
             next.travel.borrow_mut().record(&sim);
-            observe_barriers(&sim, &mut next.queue_log.borrow_mut());
         }
         next.changed()
     }
@@ -618,7 +612,6 @@ impl Reducible for State {
                     );
                     next.phase_stop = Some(Rc::new(stop));
                     next.travel.borrow_mut().record(&sim);
-                    observe_barriers(&sim, &mut next.queue_log.borrow_mut());
                 }
                 next.jumped()
             }
