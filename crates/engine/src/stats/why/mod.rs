@@ -254,7 +254,7 @@ impl Critical<'_> {
             };
         }
         let mut s = format!(
-            "Upstream emitted the barrier {} after the trigger, behind up to {} ({}) queued for one of {label}'s input channels. ",
+            "Upstream emitted the barrier {} after the trigger, behind up to {} ({}) queued on one of {label}'s input channels. ",
             duration(emitted),
             buffers(q.buffers),
             bytes(q.bytes),
@@ -266,12 +266,12 @@ impl Critical<'_> {
             ));
         } else {
             s.push_str(&format!(
-                "An aligned barrier cannot overtake data: {label} saw its first barrier {} later, once it had processed them.",
+                "An aligned barrier cannot overtake data, so {label} saw its first barrier only {} later, after processing them.",
                 duration(waited)
             ));
             if q.buffers > BUFFERS_PER_CHANNEL {
                 s.push_str(&format!(
-                    " Queues this full are backpressure: {label} could not keep up with its input. Unaligned checkpoints let the barrier overtake them."
+                    " Queues this full mean backpressure: {label} could not keep up with its input. Unaligned checkpoints let barriers overtake them."
                 ));
             }
         }
