@@ -371,7 +371,7 @@ pub fn app() -> Html {
                     <TaskManagersPanel taskmanagers={Rc::new(crate::model::graph::taskmanager_views(&sim))} />
                 </Panel>
                 <Panel id="why-panel" title="Why was this checkpoint slow?" area="why">
-                    <WhyPanel sim={state.sim.clone()} queue_log={state.queue_log.clone()} rows={state.rows.clone()} />
+                    <WhyPanel sim={state.sim.clone()} rows={state.rows.clone()} />
                 </Panel>
                 <Panel id="editor-panel" title="Topology editor" area="editor">
                     <TopologyEditor live={state.scenario.clone()} dispatch={dispatch.clone()} />

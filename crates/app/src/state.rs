@@ -15,7 +15,6 @@ use crate::clock;
 use crate::compare::{Compare, CompareCell};
 use crate::faults::{catch_up, CatchUp, UserAction};
 use crate::model::timeline::{timeline_model, TimelineCheckpoint};
-use crate::model::why::{observe_barriers, QueueLog};
 use crate::travel::TimeTravel;
 
 /// The preset the page opens with.
@@ -182,8 +181,6 @@ pub struct State {
     pub fault_menu_open: bool,
     /// Snapshots for time travel.
     pub travel: Rc<RefCell<TimeTravel>>,
-    /// Buffers seen queued ahead of each barrier, for "why was checkpoint N slow?".
-    pub queue_log: Rc<RefCell<QueueLog>>,
     pub compare: Option<CompareCell>,
     /// The scenario the running job was built from (for the editor and configuration panel).
     pub scenario: Rc<Scenario>,
@@ -296,7 +293,6 @@ impl State {
             inspected: None,
             fault_menu_open: false,
             travel,
-            queue_log: Rc::new(RefCell::new(QueueLog::default())),
             compare: None,
             scenario,
             last_tick_ms: None,
@@ -469,7 +465,6 @@ impl State {
                     MAX_SPEED_BUDGET_MS,
                 );
                 next.travel.borrow_mut().record(&sim);
-                observe_barriers(&sim, &mut next.queue_log.borrow_mut());
                 done
             };
             if done {
@@ -526,7 +521,6 @@ impl State {
                 next.playing = false;
             }
             next.travel.borrow_mut().record(&sim);
-            observe_barriers(&sim, &mut next.queue_log.borrow_mut());
         }
         next.changed()
     }
@@ -627,7 +621,6 @@ impl Reducible for State {
                     );
                     next.phase_stop = Some(Rc::new(stop));
                     next.travel.borrow_mut().record(&sim);
-                    observe_barriers(&sim, &mut next.queue_log.borrow_mut());
                 }
                 next.jumped()
             }

@@ -1,6 +1,7 @@
 //! `barrierlab run`: simulate a scenario and print its checkpoint history.
 
 use barrierlab_engine::sim::{CheckpointRow, Simulation};
+use barrierlab_engine::stats::why::explain;
 use barrierlab_engine::types::{format_duration, parse_duration, Micros};
 
 use crate::scenario_args::ScenarioArgs;
@@ -24,6 +25,10 @@ pub struct RunArgs {
     /// it, as Flink's wall-clock ones do (default 2026-01-01T00:00:00Z; 0 keeps simulated time).
     #[arg(long, default_value_t = 1_767_225_600_000)]
     pub start_time: u64,
+    /// Instead of the history: why checkpoint N took as long as it did, from the engine's record
+    /// of it (the same answer as the playground's "Why was this checkpoint slow?" panel).
+    #[arg(long, value_name = "N")]
+    pub why: Option<u64>,
 }
 
 /// Parses `--seconds`: a plain number is seconds, anything else a Flink duration.
@@ -41,6 +46,9 @@ pub fn run(args: RunArgs) -> Result<(), String> {
     let until = run_time(&args.seconds)?;
     let mut sim = Simulation::new(scenario)?;
     sim.run_until(until);
+    if let Some(id) = args.why {
+        return print_why(&sim, id, args.format);
+    }
     match args.format {
         Format::Json => {
             let mut report = sim.json_report_at(args.start_time);
@@ -52,6 +60,37 @@ pub fn run(args: RunArgs) -> Result<(), String> {
             );
         }
         Format::Table => print_table(&sim),
+    }
+    Ok(())
+}
+
+/// `--why N`: one sentence a line, or the answer as JSON.
+fn print_why(sim: &Simulation, id: u64, format: Format) -> Result<(), String> {
+    let why = explain(sim, id, str::to_string).ok_or_else(|| {
+        format!(
+            "checkpoint {id} is not in the statistics history or has no acknowledgement yet \
+             (web.checkpoints.history keeps the last {}; `run` without --why lists them)",
+            sim.graph.config.web_checkpoints_history
+        )
+    })?;
+    match format {
+        Format::Table => why.sentences.iter().for_each(|s| println!("{s}")),
+        Format::Json => {
+            let v = serde_json::json!({
+                "id": why.id,
+                "slow": why.slow,
+                "dominant": why.dominant,
+                "last_subtask": why.last_subtask,
+                "phases": why.phases.iter().map(|(name, us)| serde_json::json!({ "phase": name, "us": us })).collect::<Vec<_>>(),
+                "buffers_ahead": why.buffers_ahead,
+                "persisted_data": why.persisted,
+                "sentences": why.sentences,
+            });
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
+            );
+        }
     }
     Ok(())
 }

@@ -1,20 +1,20 @@
-//! "Why was checkpoint N slow?": pick a checkpoint, read the critical path in plain words.
+//! "Why was checkpoint N slow?": pick a checkpoint, read the engine's answer
+//! (`barrierlab_engine::stats::why`, the same as `barrierlab run --why N`).
 
-use std::cell::RefCell;
 use std::rc::Rc;
 
 use barrierlab_engine::sim::CheckpointRow;
+use barrierlab_engine::stats::why::explain;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
 use crate::format;
-use crate::model::why::{explain, QueueLog};
+use crate::model::short_name;
 use crate::state::SimCell;
 
 #[derive(Properties)]
 pub struct WhyProps {
     pub sim: SimCell,
-    pub queue_log: Rc<RefCell<QueueLog>>,
     pub rows: Rc<Vec<CheckpointRow>>,
 }
 
@@ -48,11 +48,7 @@ pub fn why_panel(p: &WhyProps) -> Html {
             chosen.set(s.value().parse().ok());
         })
     };
-    let why = {
-        let sim = p.sim.borrow();
-        let log = p.queue_log.borrow();
-        explain(&sim, &log, id)
-    };
+    let why = explain(&p.sim.borrow(), id, short_name);
     html! {
         <div class="why" id="why">
             <label class="field">
@@ -71,7 +67,7 @@ pub fn why_panel(p: &WhyProps) -> Html {
                         let total: u64 = why.phases.iter().map(|p| p.1).sum::<u64>().max(1);
                         let w = (*us as f64 / total as f64 * 100.0).max(0.5);
                         html! {
-                            <span class={classes!("phase-chip", name.replace(' ', "-"), (*name == why.dominant).then_some("dominant"))}
+                            <span class={classes!("phase-chip", name.replace(' ', "-"), (why.slow && *name == why.dominant).then_some("dominant"))}
                                   style={format!("flex-grow: {w:.1}")} title={format!("{name}: {}", format::micros(*us))}>
                                 { *name }
                             </span>

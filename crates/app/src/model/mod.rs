@@ -2,7 +2,6 @@
 
 pub mod graph;
 pub mod timeline;
-pub mod why;
 
 /// A job vertex's name shortened to its chain head: `count-per-key -> a -> b` → `count-per-key…`.
 pub fn short_name(name: &str) -> String {

@@ -6,17 +6,12 @@ use barrierlab_engine::scenario::{apply_set, preset, Fault, Scenario};
 use barrierlab_engine::sim::Simulation;
 
 use super::{run_until, Hit, Setup, Tutorial};
-use crate::model::why::{observe_barriers, QueueLog};
 use crate::travel::TimeTravel;
-
-/// Events between two looks at the channel queues for "why was this checkpoint slow?".
-const OBSERVE_EVERY: u32 = 64;
 
 /// A step reached: the paused simulation, its time-travel snapshots, and the stop event.
 pub struct Reached {
     pub sim: Simulation,
     pub travel: TimeTravel,
-    pub queue_log: QueueLog,
     /// The event the step stopped on (`None` for a time condition).
     pub hit: Option<Hit>,
     /// Why the step (or one before it) never reached its condition.
@@ -46,18 +41,12 @@ pub fn reach(t: &Tutorial, step: usize) -> Result<Reached, String> {
         .unwrap_or(0);
     let mut sim = Simulation::new(scenario(&t.steps[first].setup)?)?;
     let mut travel = TimeTravel::new(&sim);
-    let mut queue_log = QueueLog::default();
     let mut hit = None;
     let mut error = None;
-    let mut n = 0u32;
     let mut cursor = sim.trace.total();
     for (j, s) in t.steps.iter().enumerate().take(last + 1).skip(first) {
         let result = run_until(&mut sim, &s.until, &mut cursor, |sim| {
             travel.record(sim);
-            n += 1;
-            if n.is_multiple_of(OBSERVE_EVERY) {
-                observe_barriers(sim, &mut queue_log);
-            }
         });
         match result {
             Ok(h) => hit = h,
@@ -72,11 +61,9 @@ pub fn reach(t: &Tutorial, step: usize) -> Result<Reached, String> {
             }
         }
     }
-    observe_barriers(&sim, &mut queue_log);
     Ok(Reached {
         sim,
         travel,
-        queue_log,
         hit,
         error,
     })

@@ -83,7 +83,6 @@ pub fn open(id: &str, step: usize, speed: crate::state::Speed) -> Result<State, 
     };
     let mut state = State::with_sim(r.sim, None, s.setup.preset, false, speed);
     state.travel = Rc::new(RefCell::new(r.travel));
-    state.queue_log = Rc::new(RefCell::new(r.queue_log));
     state.custom = custom;
     state.inspected = inspected;
     state.tutorial = Some(Rc::new(View::Step(session)));

@@ -31,6 +31,7 @@ use crate::coordinator::{
 };
 use crate::network::Network;
 use crate::scenario::{CheckpointingMode, JobGraph, Scenario};
+use crate::stats::why::BarrierLog;
 use crate::task::{Mail, StreamTask, TaskCtx, TaskEffect, TaskParams, TaskStateSnapshot};
 use crate::trace::Trace;
 use crate::types::{CheckpointId, Micros};
@@ -158,6 +159,8 @@ pub struct Simulation {
     pub channel_state: ChannelStateWriters,
     pub coordinator: CheckpointCoordinator,
     pub trace: Trace,
+    /// What barriers found queued ahead of them ("why was checkpoint N slow?"); not traced.
+    pub barrier_log: BarrierLog,
     pub params: SimParams,
     /// State acknowledged for checkpoints still pending: (id, task) → snapshot.
     pub(crate) acked_state: BTreeMap<(CheckpointId, u32), TaskStateSnapshot>,
@@ -284,6 +287,7 @@ impl Simulation {
             taskmanager: deployment.taskmanager,
             coordinator,
             trace: Trace::default(),
+            barrier_log: BarrierLog::default(),
             params,
             acked_state: BTreeMap::new(),
             completed_state: BTreeMap::new(),
@@ -486,6 +490,7 @@ impl Simulation {
                 trace: &mut self.trace,
                 effects: &mut effects,
                 params: &self.params.task,
+                barrier_log: &mut self.barrier_log,
             };
             f(&mut self.tasks[task as usize], &mut ctx);
         }
@@ -575,6 +580,12 @@ impl Simulation {
                     self.apply_task_effect(TaskEffect::Decline { task, id, reason });
                     return;
                 }
+                self.barrier_log.acknowledged(
+                    id,
+                    task,
+                    snapshot.input_channel_state,
+                    snapshot.output_channel_state,
+                );
                 self.acked_state.insert((id, task), *snapshot);
                 let input = CoordinatorInput::Acknowledge {
                     id,

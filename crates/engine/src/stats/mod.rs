@@ -4,13 +4,15 @@
 //! restore) and keeps counts, a bounded history, the latest checkpoints and summaries. The
 //! `rest_*` modules turn it into the JSON of `/jobs/:id/checkpoints`, `/checkpoints/config`,
 //! `/checkpoints/details/:id` and `/checkpoints/details/:id/subtasks/:vertex`. REST times are
-//! milliseconds (Flink's unit); internally everything stays in microseconds.
+//! milliseconds (Flink's unit); internally everything stays in microseconds. [`why`] explains a
+//! checkpoint's duration from these statistics and what the barriers met on their way.
 
 pub mod rest_checkpoints;
 pub mod rest_config;
 pub mod rest_details;
 pub mod summary;
 pub mod tracker;
+pub mod why;
 
 #[cfg(test)]
 mod tests;

@@ -191,6 +191,8 @@ impl StreamTask {
             } else {
                 p.broadcast_event(NetEvent::Barrier(barrier));
             }
+            ctx.barrier_log
+                .barrier_emitted(ctx.net, pid, id, unaligned, now);
             for sub in 0..ctx.net.partitions[pid as usize].subpartitions.len() as u32 {
                 super::notify_consumer(pid, sub, ctx);
             }

@@ -148,6 +148,8 @@ pub struct TaskCtx<'a> {
     pub trace: &'a mut Trace,
     pub effects: &'a mut Vec<TaskEffect>,
     pub params: &'a TaskParams,
+    /// Notes for "why was this checkpoint slow?", kept outside the trace.
+    pub barrier_log: &'a mut crate::stats::why::BarrierLog,
 }
 
 impl TaskCtx<'_> {
