@@ -200,7 +200,7 @@ impl CheckpointBarrierTracker {
     /// queue. The older ones are dropped silently, as in Flink (`pollFirst` up to `pos`): no
     /// abort, no cancel marker; the coordinator subsumes them when the newer one completes.
     fn complete_up_to(&mut self, pos: usize) {
-        let Some(last) = self.pending.drain(..=pos).last() else {
+        let Some(last) = self.pending.drain(..=pos).next_back() else {
             return;
         };
         if last.aborted {
