@@ -29,8 +29,8 @@ pub use config::{
     CheckpointingMode, ExternalizedCheckpointRetention, FlinkConfig, RestartStrategy,
 };
 pub use config_keys::{
-    check_value, closest_key, edit_distance, format_thousandths, parse_thousandths, resolve_key,
-    ConfigKeyInfo, ConfigValue, ValueKind, CONFIG_KEYS, RESTART_STRATEGY_TYPES,
+    check_value, closest_key, edit_distance, flink_path, format_thousandths, parse_thousandths,
+    resolve_key, ConfigKeyInfo, ConfigValue, ValueKind, CONFIG_KEYS, RESTART_STRATEGY_TYPES,
 };
 pub use faults::{
     edge_ref, parse_edge_ref, parse_fail_flag, parse_task_ref, Fault, ResolvedFault, TaskRef,

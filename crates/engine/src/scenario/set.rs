@@ -56,7 +56,13 @@ fn set_operator_knob(scenario: &mut Scenario, rest: &str, value: &str) -> Result
     let number = |v: &str| v.parse::<u64>().map_err(|_| bad("a non-negative integer"));
     let small = |v: &str| v.parse::<u32>().map_err(|_| bad("a non-negative integer"));
     match (knob, &mut op.kind) {
-        ("parallelism", _) => op.parallelism = small(value)?,
+        ("parallelism", _) => {
+            // Empty (or Flink's -1, PARALLELISM_DEFAULT): the job's `parallelism.default`.
+            op.parallelism = match value {
+                "" | "-1" | "default" => None,
+                v => Some(small(v)?),
+            }
+        }
         ("max-parallelism", _) => {
             op.max_parallelism = match value {
                 "" | "-1" | "none" => None,
