@@ -200,7 +200,7 @@ pub fn key_info(key: &str) -> Option<&'static ConfigKeyInfo> {
 }
 
 /// Maps a key (canonical or deprecated) to its table entry; unknown keys get an error naming the
-/// closest known key.
+/// closest known key, Flink keys the engine does not model an error saying so.
 pub fn resolve_key(key: &str) -> Result<&'static ConfigKeyInfo, String> {
     if let Some(info) = key_info(key) {
         return Ok(info);
@@ -210,6 +210,11 @@ pub fn resolve_key(key: &str) -> Result<&'static ConfigKeyInfo, String> {
         .find(|k| k.deprecated_keys.contains(&key))
     {
         return Ok(info);
+    }
+    if super::flink_keys::flink_key(key).is_some() {
+        return Err(format!(
+            "configuration key '{key}' is a Flink 2.3 key Barrier Lab does not model (a pasted config.yaml accepts it with a note)"
+        ));
     }
     Err(format!(
         "unknown configuration key '{key}'; did you mean '{}'?",

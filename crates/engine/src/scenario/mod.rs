@@ -4,7 +4,9 @@
 //! - `model`: the serde data ([`Scenario`]), JSON on disk and in URLs.
 //! - `config_keys` / `config`: the Flink keys understood, their 2.3 defaults and deprecated names,
 //!   and the typed [`FlinkConfig`].
-//! - `set` / `yaml`: `--set KEY=VALUE` and Flink `config.yaml` snippets.
+//! - `set` / `yaml` / `flink_conf`: `--set KEY=VALUE`, the YAML subset of Flink's `config.yaml`,
+//!   and a whole `config.yaml` applied to a scenario (modelled keys, notes, refusals).
+//! - `flink_keys`: every Flink 2.3 configuration key (generated from Flink's jars).
 //! - `validate` / `job_graph`: [`Scenario::validate`] and operator chaining.
 //! - `presets`: ready-made scenarios.
 //! - `vertex_id`: `JobVertexID`s derived from operator uids, as Flink derives them.
@@ -12,6 +14,8 @@
 mod config;
 mod config_keys;
 mod faults;
+mod flink_conf;
+mod flink_keys;
 mod job_graph;
 mod model;
 mod presets;
@@ -22,6 +26,8 @@ mod yaml;
 
 #[cfg(test)]
 mod tests_config;
+#[cfg(test)]
+mod tests_flink_conf;
 #[cfg(test)]
 mod tests_graph;
 
@@ -35,6 +41,8 @@ pub use config_keys::{
 pub use faults::{
     edge_ref, parse_edge_ref, parse_fail_flag, parse_task_ref, Fault, ResolvedFault, TaskRef,
 };
+pub use flink_conf::{apply_flink_conf, cluster_key, ConfNote, CLUSTER_KEYS};
+pub use flink_keys::{flink_key, flink_keys, suggest_key, FlinkKey, PLUGIN_PREFIXES};
 pub use job_graph::{
     default_max_parallelism, JobEdge, JobGraph, JobVertex, DEFAULT_LOWER_BOUND_MAX_PARALLELISM,
     UPPER_BOUND_MAX_PARALLELISM,
@@ -47,4 +55,4 @@ pub use presets::{preset, PRESETS};
 pub use set::apply_set;
 pub use validate::ValidationError;
 pub use vertex_id::{job_vertex_id, murmur3_128};
-pub use yaml::parse_flink_yaml;
+pub use yaml::{parse_flink_yaml, parse_flink_yaml_lines, YamlEntry};

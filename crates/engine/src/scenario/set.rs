@@ -8,7 +8,8 @@ use crate::types::parse_duration;
 const COMMON_KNOBS: &[&str] = &["parallelism", "max-parallelism", "cost-per-record"];
 
 /// Applies `KEY=VALUE`. Flink keys (current or deprecated) are validated and stored under their
-/// current name, replacing any deprecated spelling; `operator.<name>.<knob>=<value>` sets an
+/// current name, replacing any deprecated spelling; `taskmanager.numberOfTaskSlots` and
+/// `minicluster.number-of-taskmanagers` set the cluster; `operator.<name>.<knob>=<value>` sets an
 /// operator knob (`parallelism`, `max-parallelism`, `cost-per-record`, and per kind: datagen's
 /// `rate`, `record-size`, `keys`, `bounded`; filter's `keep-percent`; keyed-window-sum's `window`).
 /// On error the scenario is unchanged.
@@ -22,6 +23,9 @@ pub fn apply_set(scenario: &mut Scenario, assignment: &str) -> Result<(), String
     }
     if let Some(rest) = key.strip_prefix("operator.") {
         return set_operator_knob(scenario, rest, value);
+    }
+    if let Some(info) = super::flink_conf::cluster_key(key) {
+        return super::flink_conf::set_cluster_key(scenario, info, value);
     }
     let info = resolve_key(key)?;
     check_value(info, value)?;

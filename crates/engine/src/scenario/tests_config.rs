@@ -328,12 +328,29 @@ fn yaml_errors_name_the_line() {
         ),
         ("a:\nb: 1\n", "line 1: key 'a' has no value"),
         ("a:\n", "line 1: key 'a' has no value"),
-        ("a:\n  - x\n", "line 2: YAML lists are not supported"),
+        ("- x\n", "line 1: a list item needs a key above it"),
+        (
+            "a:\n  - x\n    - y\n",
+            "line 3: nested lists are not supported",
+        ),
         ("just text\n", "line 1: expected `key: value`"),
-        ("a: [1, 2]\n", "line 1: flow collections"),
+        (
+            "a: [1, 2\n",
+            "line 1: the list or map '[1, 2' does not close",
+        ),
+        ("a: [1] 2\n", "line 1: unexpected text after '[1]'"),
+        ("a: &anchor 1\n", "line 1: YAML anchors"),
+        ("a: |x\n", "line 1: unsupported block scalar header"),
         ("a:\n\tb: 1\n", "line 2: tab in indentation"),
         ("a: 'open\n", "line 1: unterminated quoted value"),
-        ("a: 1\na: 2\n", "line 2: key 'a' appears twice"),
+        (
+            "a: 1\na: 2\n",
+            "line 2: key 'a' appears twice (first on line 1)",
+        ),
+        (
+            "a:\n  b: 1\na.b: 2\n",
+            "line 3: key 'a.b' appears twice (first on line 2)",
+        ),
     ];
     for (text, expected) in cases {
         let e = parse_flink_yaml(text).unwrap_err();
