@@ -254,7 +254,8 @@ pub fn app() -> Html {
         .scenario
         .operators
         .iter()
-        .map(|o| (o.name.clone(), o.parallelism))
+        .enumerate()
+        .map(|(i, o)| (o.name.clone(), sim.scenario.parallelism(i)))
         .collect();
     let progress = state.catch_up.as_ref().map(|c| (sim.now, c.target));
     let (horizon, snapshots) = {

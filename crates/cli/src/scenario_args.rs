@@ -1,8 +1,11 @@
-//! How commands pick a scenario: `--preset NAME` or a JSON file, then `--seed` and `--set`.
+//! How commands pick a scenario: `--preset NAME` or a JSON file, then `--seed`, a Flink
+//! `--config` file and `--set`.
 
 use std::path::PathBuf;
 
-use barrierlab_engine::scenario::{apply_set, parse_fail_flag, preset, Fault, Scenario, PRESETS};
+use barrierlab_engine::scenario::{
+    apply_flink_conf, apply_set, parse_fail_flag, preset, Fault, Scenario, PRESETS,
+};
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct ScenarioArgs {
@@ -14,6 +17,11 @@ pub struct ScenarioArgs {
     /// Overrides the scenario's seed.
     #[arg(long)]
     pub seed: Option<u64>,
+    /// A Flink 2.3 `config.yaml`: the keys the simulator models change the scenario, other Flink
+    /// keys are accepted with a warning on stderr, unknown keys and bad values are refused.
+    /// Applied before `--set`.
+    #[arg(long = "config", value_name = "CONFIG.yaml")]
+    pub config: Option<PathBuf>,
     /// A Flink key (`execution.checkpointing.interval=5s`) or an operator knob
     /// (`operator.count-per-key.cost-per-record=5ms`). Repeatable.
     #[arg(long = "set", value_name = "KEY=VALUE")]
@@ -46,6 +54,21 @@ impl ScenarioArgs {
         };
         if let Some(seed) = self.seed {
             scenario.seed = seed;
+        }
+        if let Some(path) = &self.config {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            let (applied, notes) = apply_flink_conf(&scenario, &text).map_err(|errors| {
+                errors
+                    .iter()
+                    .map(|e| format!("{}: {e}", path.display()))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })?;
+            for note in notes {
+                eprintln!("barrierlab: warning: {}: {note}", path.display());
+            }
+            scenario = applied;
         }
         for assignment in &self.set {
             apply_set(&mut scenario, assignment).map_err(|e| format!("--set {assignment}: {e}"))?;

@@ -215,8 +215,9 @@ fn build(c: &Case) -> (Scenario, bool) {
         _ => {}
     }
     for (op, subtask, at_ms) in &c.kills {
-        let spec = &s.operators[*op as usize % s.operators.len()];
-        let subtask = subtask % spec.parallelism;
+        let index = *op as usize % s.operators.len();
+        let spec = &s.operators[index];
+        let subtask = subtask % s.parallelism(index);
         s.faults.push(Fault::Kill {
             task: format!("{}#{subtask}", spec.name),
             at: format!("{at_ms}ms"),

@@ -1,12 +1,12 @@
 //! The configuration panel: every key the engine understands (Flink's names verbatim), its
 //! default and description, editable and checked by the engine's parser; plus a textarea for a
-//! Flink `config.yaml` snippet.
+//! Flink `config.yaml`: modelled keys apply, other Flink 2.3 keys are listed as not modelled.
 
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use barrierlab_engine::scenario::{
-    check_value, parse_flink_yaml, resolve_key, FlinkConfig, Scenario, CONFIG_KEYS,
+    apply_flink_conf, check_value, resolve_key, ConfNote, FlinkConfig, Scenario, CONFIG_KEYS,
 };
 use web_sys::{HtmlInputElement, HtmlTextAreaElement};
 use yew::prelude::*;
@@ -36,22 +36,16 @@ pub fn set_key(map: &mut BTreeMap<String, String>, key: &str, value: &str) -> Re
     Ok(())
 }
 
-/// Merges a `config.yaml` snippet into `map`; every problem is reported, nothing merged on error.
-pub fn merge_yaml(
-    map: &BTreeMap<String, String>,
+/// Applies a `config.yaml` to `live` with the table's unapplied edits (`draft`): the scenario to
+/// run and the notes on keys not modelled, or every problem (nothing applied).
+pub fn apply_yaml(
+    live: &Scenario,
+    draft: &BTreeMap<String, String>,
     text: &str,
-) -> Result<BTreeMap<String, String>, Vec<String>> {
-    let pairs = parse_flink_yaml(text).map_err(|e| vec![e])?;
-    let mut next = map.clone();
-    let errors: Vec<String> = pairs
-        .iter()
-        .filter_map(|(k, v)| set_key(&mut next, k, v).err())
-        .collect();
-    if errors.is_empty() {
-        Ok(next)
-    } else {
-        Err(errors)
-    }
+) -> Result<(Scenario, Vec<ConfNote>), Vec<String>> {
+    let mut base = live.clone();
+    base.config = draft.clone();
+    apply_flink_conf(&base, text)
 }
 
 #[function_component(ConfigPanel)]
@@ -60,6 +54,8 @@ pub fn config_panel(p: &ConfigProps) -> Html {
     let errors = use_state(BTreeMap::<String, String>::new);
     let yaml = use_state(String::new);
     let yaml_errors = use_state(Vec::<String>::new);
+    // Kept after the paste applied (the job restarts), until the next paste.
+    let yaml_notes = use_state(Vec::<ConfNote>::new);
     {
         let (draft, errors) = (draft.clone(), errors.clone());
         use_effect_with(p.live.clone(), move |live| {
@@ -77,25 +73,25 @@ pub fn config_panel(p: &ConfigProps) -> Html {
             d.dispatch(Action::ApplyScenario(Box::new(s)));
         })
     };
-    let apply_yaml = {
-        let (d, yaml, yaml_errors, live, draft) = (
+    let on_apply_yaml = {
+        let (d, yaml, yaml_errors, yaml_notes, live, draft) = (
             p.dispatch.clone(),
             yaml.clone(),
             yaml_errors.clone(),
+            yaml_notes.clone(),
             p.live.clone(),
             draft.clone(),
         );
-        Callback::from(move |_| match merge_yaml(&draft, &yaml) {
-            Ok(map) => match FlinkConfig::from_map(&map) {
-                Ok(_) => {
-                    yaml_errors.set(Vec::new());
-                    let mut s = (*live).clone();
-                    s.config = map;
-                    d.dispatch(Action::ApplyScenario(Box::new(s)));
-                }
-                Err(e) => yaml_errors.set(e),
-            },
-            Err(e) => yaml_errors.set(e),
+        Callback::from(move |_| match apply_yaml(&live, &draft, &yaml) {
+            Ok((s, notes)) => {
+                yaml_errors.set(Vec::new());
+                yaml_notes.set(notes);
+                d.dispatch(Action::ApplyScenario(Box::new(s)));
+            }
+            Err(e) => {
+                yaml_notes.set(Vec::new());
+                yaml_errors.set(e);
+            }
         })
     };
     let on_yaml = {
@@ -152,14 +148,29 @@ pub fn config_panel(p: &ConfigProps) -> Html {
             <div class="editor-actions">
                 <button id="config-apply" class="primary" disabled={!dirty || !errors.is_empty() || !whole.is_empty()} onclick={apply}>{ "Apply & restart" }</button>
             </div>
-            <h3>{ "Paste a Flink config.yaml snippet" }</h3>
+            <h3>{ "Paste a Flink config.yaml" }</h3>
+            <p class="muted config-yaml-help">
+                { "A whole Flink 2.3 config.yaml (nested or flat keys). The keys the simulator models change the job \
+                   (parallelism.default, taskmanager.numberOfTaskSlots, execution.checkpointing.*, …); any other Flink 2.3 key \
+                   is accepted and listed as not modelled; an unknown key or a bad value is refused with its line." }
+            </p>
             <textarea id="yaml" rows="5" spellcheck="false" value={(*yaml).clone()} oninput={on_yaml}
                       placeholder={"execution.checkpointing.interval: 5s\nexecution.checkpointing.unaligned.enabled: true"} />
             if !yaml_errors.is_empty() {
                 <ul class="validation" id="yaml-errors" role="alert">{ for yaml_errors.iter().map(|e| html! { <li>{ e.clone() }</li> }) }</ul>
             }
+            if !yaml_notes.is_empty() {
+                <div class="config-notes" id="yaml-notes" role="status">
+                    <p>{ format!("Applied. {} note{}:", yaml_notes.len(), if yaml_notes.len() == 1 { "" } else { "s" }) }</p>
+                    <ul>{ for yaml_notes.iter().map(|n| html! {
+                        <li data-line={n.line.to_string()} data-key={n.key.clone()}>
+                            <span class="muted">{ format!("line {} ", n.line) }</span><code>{ n.key.clone() }</code>{ format!(": {}", n.message) }
+                        </li>
+                    }) }</ul>
+                </div>
+            }
             <div class="editor-actions">
-                <button id="yaml-apply" onclick={apply_yaml}>{ "Apply YAML & restart" }</button>
+                <button id="yaml-apply" onclick={on_apply_yaml}>{ "Apply YAML & restart" }</button>
             </div>
         </div>
     }

@@ -86,6 +86,19 @@ fn checkpoint_dir(p: &TreeProps, l: &Listed) -> Html {
     }
 }
 
+/// The directory the entries' `_metadata` pointers sit in (`<execution.checkpointing.dir>/<job-id>/`
+/// for checkpoints, the savepoint directory for savepoints), or `fallback` when none is readable.
+fn parent_dir(entries: &[&Listed], fallback: String) -> String {
+    entries
+        .iter()
+        .filter_map(|l| l.meta.as_ref().ok())
+        .find_map(|m| {
+            let pointer = &m.checkpoint.metadata.external_pointer;
+            pointer.rsplit_once('/').map(|(dir, _)| format!("{dir}/"))
+        })
+        .unwrap_or(fallback)
+}
+
 #[function_component(StorageTree)]
 pub fn storage_tree(p: &TreeProps) -> Html {
     let mut jobs: BTreeMap<&str, Vec<&Listed>> = BTreeMap::new();
@@ -106,7 +119,7 @@ pub fn storage_tree(p: &TreeProps) -> Html {
                 <details class="storage-job" open=true data-job={job.to_string()}>
                     <summary><strong>{ name.to_string() }</strong>
                         <span class="muted">{ format!(" · job {}", id.chars().take(12).collect::<String>()) }</span></summary>
-                    <p class="path root">{ format!("file:/tmp/flink-checkpoints/{id}/") }</p>
+                    <p class="path root">{ parent_dir(&checkpoints, format!("file:/tmp/flink-checkpoints/{id}/")) }</p>
                     <ul class="tree">
                         { for checkpoints.iter().map(|l| checkpoint_dir(p, l)) }
                         <li class="dir shared"><div class="storage-row"><span class="path">{ "shared/" }</span>
@@ -115,7 +128,7 @@ pub fn storage_tree(p: &TreeProps) -> Html {
                             <span class="note">{ "empty: state the TaskManager owns (e.g. changelog)" }</span></div></li>
                     </ul>
                     if !savepoints.is_empty() {
-                        <p class="path root">{ "file:/tmp/flink-savepoints/" }</p>
+                        <p class="path root">{ parent_dir(&savepoints, "file:/tmp/flink-savepoints/".to_string()) }</p>
                         <ul class="tree">{ for savepoints.iter().map(|l| checkpoint_dir(p, l)) }</ul>
                     }
                 </details>

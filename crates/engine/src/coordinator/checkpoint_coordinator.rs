@@ -66,12 +66,24 @@ pub struct CheckpointCoordinator {
     /// `lastCheckpointCompletionRelativeTime`.
     last_completion: Option<Micros>,
     shutdown: bool,
+    /// Base of the checkpoint directories (without the job id).
+    checkpoint_dir: String,
+    /// Where savepoints go.
+    savepoint_dir: String,
 }
+
+/// Where checkpoints go when `execution.checkpointing.dir` is unset. (Flink would keep them in
+/// the JobManager's memory; the simulator names a directory so every checkpoint has a path.)
+pub const DEFAULT_CHECKPOINT_DIR: &str = "file:/tmp/flink-checkpoints";
+/// Where savepoints go when `execution.checkpointing.savepoint-dir` is unset.
+pub const DEFAULT_SAVEPOINT_DIR: &str = "file:/tmp/flink-savepoints";
 
 impl CheckpointCoordinator {
     /// `job_id` only names the checkpoint directories (`file:/tmp/flink-checkpoints/<job>/chk-N`).
     pub fn new(config: CheckpointCoordinatorConfiguration, job_id: &str) -> Self {
         Self {
+            checkpoint_dir: DEFAULT_CHECKPOINT_DIR.to_string(),
+            savepoint_dir: DEFAULT_SAVEPOINT_DIR.to_string(),
             decider: CheckpointRequestDecider::new(config.max_concurrent, config.min_pause),
             failure_manager: CheckpointFailureManager::new(config.tolerable_failed_checkpoints),
             store: CompletedCheckpointStore::new(config.num_retained),
@@ -89,6 +101,23 @@ impl CheckpointCoordinator {
             last_completion: None,
             shutdown: false,
         }
+    }
+
+    /// Names checkpoints `<checkpoint_dir>/<job>/chk-N` and savepoints
+    /// `<savepoint_dir>/savepoint-<job>-<id>` (`execution.checkpointing.dir` and
+    /// `execution.checkpointing.savepoint-dir`); `None` keeps the defaults.
+    pub fn with_directories(
+        mut self,
+        checkpoint_dir: Option<&str>,
+        savepoint_dir: Option<&str>,
+    ) -> Self {
+        if let Some(dir) = checkpoint_dir {
+            self.checkpoint_dir = dir.trim_end_matches('/').to_string();
+        }
+        if let Some(dir) = savepoint_dir {
+            self.savepoint_dir = dir.trim_end_matches('/').to_string();
+        }
+        self
     }
 
     /// Replaces the stats tracker (e.g. for a different `web.checkpoints.history`).
@@ -692,9 +721,9 @@ impl CheckpointCoordinator {
     fn external_pointer(&self, id: CheckpointId, props: &CheckpointProperties) -> String {
         if props.is_savepoint() {
             let short: String = self.job_id.chars().take(6).collect();
-            format!("file:/tmp/flink-savepoints/savepoint-{short}-{id:012x}")
+            format!("{}/savepoint-{short}-{id:012x}", self.savepoint_dir)
         } else {
-            format!("file:/tmp/flink-checkpoints/{}/chk-{id}", self.job_id)
+            format!("{}/{}/chk-{id}", self.checkpoint_dir, self.job_id)
         }
     }
 

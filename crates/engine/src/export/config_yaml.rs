@@ -100,9 +100,15 @@ pub(super) fn yaml_scalar(value: &str) -> String {
 pub(super) fn config_yaml(scenario: &Scenario, graph: &JobGraph, checkpoint_dir: &str) -> String {
     let mut flink: Vec<(String, String, Option<String>)> = Vec::new();
     let mut model: Vec<(String, String, &'static str)> = Vec::new();
+    let mut scenario_dir: Option<&str> = None;
     for (key, value) in &scenario.config {
         // Validation accepted every key, so it resolves.
         let Ok(info) = resolve_key(key) else { continue };
+        if info.key == "execution.checkpointing.dir" {
+            // Written once, below, with the export's directory.
+            scenario_dir = Some(value.trim());
+            continue;
+        }
         if info.key.starts_with("barrierlab.") {
             model.push((
                 info.key.to_string(),
@@ -166,10 +172,16 @@ pub(super) fn config_yaml(scenario: &Scenario, graph: &JobGraph, checkpoint_dir:
     );
     out.push_str("state.backend.type: hashmap  # the engine models the heap state backend\n");
     out.push_str("execution.checkpointing.storage: filesystem\n");
-    let _ = writeln!(
+    let _ = write!(
         out,
         "execution.checkpointing.dir: {}",
         yaml_scalar(checkpoint_dir)
     );
+    if let Some(dir) = scenario_dir.filter(|d| {
+        crate::scenario::flink_path(d).ok() != crate::scenario::flink_path(checkpoint_dir).ok()
+    }) {
+        let _ = write!(out, "  # scenario: execution.checkpointing.dir: {dir}");
+    }
+    out.push('\n');
     out
 }

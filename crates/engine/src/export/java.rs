@@ -144,7 +144,7 @@ fn datagen(out: &mut String, scenario: &Scenario, p: &OpPlan, w: &str) {
         v = var(p.op),
         seed = scenario.seed,
         vertex = p.vertex,
-        p = spec.parallelism,
+        p = scenario.parallelism(p.op),
     );
     if let Some(m) = p.max_parallelism {
         let _ = write!(out, "\n                .setMaxParallelism({m})");
@@ -159,7 +159,7 @@ fn operator(out: &mut String, scenario: &Scenario, p: &OpPlan) {
         out,
         "\n        // {kind} '{}' (parallelism {})",
         comment(&spec.name),
-        spec.parallelism
+        scenario.parallelism(p.op)
     );
     for input in &p.inputs {
         if let Some(latency) = &input.latency {
@@ -263,7 +263,13 @@ fn operator(out: &mut String, scenario: &Scenario, p: &OpPlan) {
     }
     let mut settings_plan = p.clone();
     settings_plan.new_chain &= !rescale_instead;
-    settings(out, &spec.name, &settings_plan, spec.parallelism, sink);
+    settings(
+        out,
+        &spec.name,
+        &settings_plan,
+        scenario.parallelism(p.op),
+        sink,
+    );
     out.push_str(";\n");
 }
 

@@ -35,8 +35,9 @@ pub struct ExportedFile {
 /// Choices the caller can make.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExportOptions {
-    /// `execution.checkpointing.dir`, a `file://` URI. `None`: a directory under `/tmp` named
-    /// after the scenario (the CLI passes one inside the export directory).
+    /// `execution.checkpointing.dir`, a `file://` URI. `None`: the scenario's own
+    /// `execution.checkpointing.dir` if it sets one, else a directory under `/tmp` named after the
+    /// scenario (the CLI passes one inside the export directory).
     pub checkpoint_dir: Option<String>,
 }
 
@@ -78,12 +79,16 @@ pub fn export_flink_job_with(
     let graph = scenario.job_graph()?;
     let faults = refusals::check(scenario)?;
     let plan = plan::Plan::new(scenario, &graph, &faults);
-    let checkpoint_dir = options.checkpoint_dir.clone().unwrap_or_else(|| {
-        format!(
-            "file:///tmp/barrierlab-checkpoints/{}",
-            slug(&scenario.name)
-        )
-    });
+    let checkpoint_dir = options
+        .checkpoint_dir
+        .clone()
+        .or_else(|| graph.config.checkpoint_dir.clone())
+        .unwrap_or_else(|| {
+            format!(
+                "file:///tmp/barrierlab-checkpoints/{}",
+                slug(&scenario.name)
+            )
+        });
 
     let file = |path: String, contents: String| ExportedFile {
         path,

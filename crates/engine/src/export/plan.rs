@@ -147,7 +147,7 @@ impl Plan {
                     let u = input.from;
                     graph.config.operator_chaining
                         && input.partitioner == Partitioner::Forward
-                        && ops[u].parallelism == spec.parallelism
+                        && scenario.parallelism(u) == scenario.parallelism(op)
                         && !spec.kind.is_source()
                         && (out_degree[u] > 1 || resolved_max(u) != resolved_max(op))
                 }

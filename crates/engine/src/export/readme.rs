@@ -76,7 +76,7 @@ pub(super) fn readme(scenario: &Scenario, graph: &JobGraph, plan: &Plan) -> Stri
             spec.name.replace('|', "\\|"),
             spec.kind.type_name(),
             flink_api(&spec.kind, p),
-            spec.parallelism,
+            scenario.parallelism(p.op),
             vertex.replace('|', "\\|")
         );
     }

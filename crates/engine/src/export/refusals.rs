@@ -53,7 +53,7 @@ pub(super) fn check(scenario: &Scenario) -> Result<Vec<ResolvedFault>, String> {
         }
         let r = fault.resolve(
             |name| scenario.operator_index(name),
-            |op| scenario.operators[op].parallelism,
+            |op| scenario.parallelism(op),
         );
         match r {
             Ok(f) => resolved.push(f),

@@ -279,6 +279,44 @@ fn config_yaml_has_every_flink_key_in_flink_spelling() {
 }
 
 #[test]
+fn config_yaml_writes_the_checkpoint_directory_once() {
+    let mut s = preset("seed-demo").unwrap();
+    s.config
+        .insert("state.checkpoints.dir".into(), "file:///data/ckpt".into());
+    s.config.insert("parallelism.default".into(), "2".into());
+    // The playground's export keeps the scenario's directory.
+    let yaml = file(&export(&s), "config.yaml").to_string();
+    assert_eq!(
+        yaml.matches("execution.checkpointing.dir:").count(),
+        1,
+        "{yaml}"
+    );
+    assert!(
+        yaml.contains("execution.checkpointing.dir: 'file:/data/ckpt'\n"),
+        "{yaml}"
+    );
+    assert!(yaml.contains("parallelism.default: 2\n"), "{yaml}");
+    assert!(!yaml.contains("state.checkpoints.dir"), "{yaml}");
+    // The CLI's directory wins; the scenario's is kept as a comment.
+    let files = export_flink_job_with(
+        &s,
+        &ExportOptions {
+            checkpoint_dir: Some("file:///out/checkpoints".into()),
+        },
+    )
+    .unwrap();
+    let yaml = file(&files, "config.yaml");
+    assert_eq!(
+        yaml.matches("execution.checkpointing.dir:").count(),
+        2,
+        "{yaml}"
+    );
+    assert!(yaml.contains(
+        "execution.checkpointing.dir: 'file:///out/checkpoints'  # scenario: execution.checkpointing.dir: file:///data/ckpt\n"
+    ), "{yaml}");
+}
+
+#[test]
 fn refusals_name_what_they_refuse() {
     let mut s = preset("seed-demo").unwrap();
     s.faults.push(Fault::Decline {

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use super::config_keys::{check_value, key_info, resolve_key, ConfigValue};
+use super::config_keys::{check_value, flink_path, key_info, resolve_key, ConfigValue};
 use crate::types::Micros;
 
 /// `execution.checkpointing.mode`.
@@ -70,6 +70,12 @@ pub struct FlinkConfig {
     pub segment_size: u64,
     /// `None` for Flink's `-1`: each operator gets the default formula.
     pub max_parallelism: Option<u32>,
+    /// `parallelism.default`: the parallelism of operators that set none.
+    pub default_parallelism: u32,
+    /// `execution.checkpointing.dir` as Flink's `Path` prints it; `None`: Barrier Lab's default.
+    pub checkpoint_dir: Option<String>,
+    /// `execution.checkpointing.savepoint-dir`, likewise.
+    pub savepoint_dir: Option<String>,
     pub operator_chaining: bool,
     pub restart_strategy: RestartStrategy,
     pub web_checkpoints_history: u32,
@@ -156,6 +162,11 @@ impl Reader {
             Some(ConfigValue::Choice(c)) => Some(c),
             _ => None,
         }
+    }
+
+    /// A directory, normalized; `None` when unset.
+    fn dir(&mut self, key: &'static str) -> Option<String> {
+        self.values.get(key).and_then(|v| flink_path(v).ok())
     }
 
     fn milli(&mut self, key: &'static str) -> u64 {
@@ -247,6 +258,9 @@ impl FlinkConfig {
             buffer_timeout_enabled: r.bool("execution.buffer-timeout.enabled"),
             segment_size: r.bytes("taskmanager.memory.segment-size"),
             max_parallelism: r.opt_u32("pipeline.max-parallelism"),
+            default_parallelism: r.u32("parallelism.default"),
+            checkpoint_dir: r.dir("execution.checkpointing.dir"),
+            savepoint_dir: r.dir("execution.checkpointing.savepoint-dir"),
             operator_chaining: r.bool("pipeline.operator-chaining.enabled"),
             restart_strategy: read_restart_strategy(&mut r, checkpoint_interval.is_some()),
             web_checkpoints_history: r.u32("web.checkpoints.history"),

@@ -23,6 +23,9 @@ pub enum ValueKind {
     /// A decimal such as `1.5` kept as fixed-point thousandths (no floats in engine logic), within
     /// `[min, max]` thousandths.
     Decimal { min: u64, max: u64 },
+    /// A directory URI with a scheme, not the root (`hdfs:///flink/checkpoints`,
+    /// `file:///tmp/checkpoints`), as `ExternalizedSnapshotLocation.validatePath` requires.
+    Directory,
 }
 
 /// One configuration key, for the UI and for validation.
@@ -48,6 +51,8 @@ pub enum ConfigValue {
     Choice(&'static str),
     /// Thousandths.
     Milli(u64),
+    /// A valid directory; its text is normalized by [`flink_path`].
+    Directory,
 }
 
 const MS: Micros = MICROS_PER_MS;
@@ -122,6 +127,14 @@ pub const CONFIG_KEYS: &[ConfigKeyInfo] = &[
     key("execution.checkpointing.data-inline-threshold", "20 kb", ValueKind::MemorySize { min: 0, max: MB },
         &["state.storage.fs.memory-threshold", "state.backend.fs.memory-threshold"],
         "State chunks smaller than this go inline into the _metadata file instead of their own file (max 1 mb)."),
+    key("execution.checkpointing.dir", "", ValueKind::Directory,
+        &["state.checkpoints.dir", "state.backend.fs.checkpointdir"],
+        "Where checkpoints are written: <dir>/<job-id>/chk-N. Unset: Barrier Lab names them under file:/tmp/flink-checkpoints."),
+    key("execution.checkpointing.savepoint-dir", "", ValueKind::Directory,
+        &["state.savepoints.dir", "savepoints.state.backend.fs.dir"],
+        "Where savepoints are written: <dir>/savepoint-<job>-<id>. Unset: Barrier Lab names them under file:/tmp/flink-savepoints."),
+    key("parallelism.default", "1", ValueKind::Int { min: 1, max: 32768 }, &[],
+        "Parallelism of the operators that set none (an empty parallelism in the editor)."),
     key("execution.buffer-timeout.interval", "100 ms", ValueKind::Duration { min: 0 }, &["execution.buffer-timeout"],
         "Partly filled network buffers are flushed this often; 0 flushes after every record."),
     key("execution.buffer-timeout.enabled", "true", ValueKind::Bool, &[],
@@ -187,7 +200,7 @@ pub fn key_info(key: &str) -> Option<&'static ConfigKeyInfo> {
 }
 
 /// Maps a key (canonical or deprecated) to its table entry; unknown keys get an error naming the
-/// closest known key.
+/// closest known key, Flink keys the engine does not model an error saying so.
 pub fn resolve_key(key: &str) -> Result<&'static ConfigKeyInfo, String> {
     if let Some(info) = key_info(key) {
         return Ok(info);
@@ -197,6 +210,11 @@ pub fn resolve_key(key: &str) -> Result<&'static ConfigKeyInfo, String> {
         .find(|k| k.deprecated_keys.contains(&key))
     {
         return Ok(info);
+    }
+    if super::flink_keys::flink_key(key).is_some() {
+        return Err(format!(
+            "configuration key '{key}' is a Flink 2.3 key Barrier Lab does not model (a pasted config.yaml accepts it with a note)"
+        ));
     }
     Err(format!(
         "unknown configuration key '{key}'; did you mean '{}'?",
@@ -296,7 +314,52 @@ pub fn check_value(info: &ConfigKeyInfo, value: &str) -> Result<ConfigValue, Str
             }
             Ok(ConfigValue::Milli(milli))
         }
+        ValueKind::Directory => {
+            flink_path(v).map_err(|m| {
+                bad(format!(
+                    "a directory URI such as file:///tmp/checkpoints ({m})"
+                ))
+            })?;
+            Ok(ConfigValue::Directory)
+        }
     }
+}
+
+/// A directory as Flink's `Path` prints it (`file:///tmp/x/` -> `file:/tmp/x`,
+/// `hdfs://nn:8020//a/` -> `hdfs://nn:8020/a`), after the checks of
+/// `ExternalizedSnapshotLocation.validatePath`: a scheme, and a path that is not the root.
+pub fn flink_path(uri: &str) -> Result<String, String> {
+    let uri = uri.trim();
+    let scheme_end = uri
+        .find(':')
+        .filter(|&i| {
+            let scheme = &uri[..i];
+            scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+        })
+        .ok_or("the scheme (hdfs://, file://, etc) is missing")?;
+    let scheme = &uri[..scheme_end];
+    let rest = &uri[scheme_end + 1..];
+    let (authority, path) = match rest.strip_prefix("//") {
+        Some(r) => r.find('/').map_or((r, ""), |at| (&r[..at], &r[at..])),
+        None => ("", rest),
+    };
+    if !path.is_empty() && !path.starts_with('/') {
+        // `file:tmp/x` is an opaque URI: Java's `URI.getPath()` is null for it.
+        return Err("the path must be absolute".into());
+    }
+    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    if segments.is_empty() {
+        return Err("cannot use the root directory for checkpoints".into());
+    }
+    let path = format!("/{}", segments.join("/"));
+    Ok(if authority.is_empty() {
+        format!("{scheme}:{path}")
+    } else {
+        format!("{scheme}://{authority}{path}")
+    })
 }
 
 /// `"1.5"` -> 1500, `"2"` -> 2000, `"0.125"` -> 125; `None` for anything else (negative, more than

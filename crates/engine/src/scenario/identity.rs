@@ -90,11 +90,13 @@ fn changes(base: &Scenario, edited: &Scenario) -> Vec<String> {
 fn topology_changes(base: &Scenario, edited: &Scenario) -> Vec<String> {
     let mut out = Vec::new();
     let mut other = false;
-    for op in &edited.operators {
-        match base.operators.iter().find(|b| b.name == op.name) {
-            Some(b) if b.kind == op.kind => {
-                if b.parallelism != op.parallelism {
-                    out.push(format!("{} ×{}", op.name, op.parallelism));
+    for (i, op) in edited.operators.iter().enumerate() {
+        match base.operators.iter().position(|b| b.name == op.name) {
+            Some(j) if base.operators[j].kind == op.kind => {
+                let b = &base.operators[j];
+                let parallelism = edited.parallelism(i);
+                if base.parallelism(j) != parallelism {
+                    out.push(format!("{} ×{parallelism}", op.name));
                 }
                 if b.cost_per_record != op.cost_per_record {
                     let cost = op.cost_per_record.as_deref().unwrap_or("default cost");
@@ -159,7 +161,7 @@ mod tests {
     #[test]
     fn topology_edits_are_named() {
         let mut s = preset("seed-demo").unwrap();
-        s.operators[1].parallelism = 4;
+        s.operators[1].parallelism = Some(4);
         s.operators[1].cost_per_record = Some("1ms".into());
         identify("seed-demo", &mut s);
         assert_eq!(

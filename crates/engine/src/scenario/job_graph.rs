@@ -106,6 +106,8 @@ pub(crate) struct Resolved {
     /// `(from, to)` operator indices per scenario edge.
     pub edges: Vec<(usize, usize)>,
     pub latencies: Vec<Option<Micros>>,
+    /// Per operator: its own parallelism, else `parallelism.default`.
+    pub parallelism: Vec<u32>,
     pub max_parallelism: Vec<u32>,
     /// Operator indices in topological order (ties by declaration order).
     pub topo: Vec<usize>,
@@ -130,7 +132,7 @@ pub(crate) fn build(scenario: &Scenario, r: Resolved) -> JobGraph {
         .map(|(i, &(u, v))| {
             r.config.operator_chaining
                 && scenario.edges[i].partitioner == Partitioner::Forward
-                && ops[u].parallelism == ops[v].parallelism
+                && r.parallelism[u] == r.parallelism[v]
                 && in_degree[v] == 1
                 && out_degree[u] == 1
                 && !ops[v].kind.is_source()
@@ -168,7 +170,7 @@ pub(crate) fn build(scenario: &Scenario, r: Resolved) -> JobGraph {
             id,
             name,
             operators: chain,
-            parallelism: ops[head].parallelism,
+            parallelism: r.parallelism[head],
             max_parallelism: r.max_parallelism[head],
             inputs: Vec::new(),
             outputs: Vec::new(),

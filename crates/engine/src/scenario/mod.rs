@@ -4,7 +4,9 @@
 //! - `model`: the serde data ([`Scenario`]), JSON on disk and in URLs.
 //! - `config_keys` / `config`: the Flink keys understood, their 2.3 defaults and deprecated names,
 //!   and the typed [`FlinkConfig`].
-//! - `set` / `yaml`: `--set KEY=VALUE` and Flink `config.yaml` snippets.
+//! - `set` / `yaml` / `flink_conf`: `--set KEY=VALUE`, the YAML subset of Flink's `config.yaml`,
+//!   and a whole `config.yaml` applied to a scenario (modelled keys, notes, refusals).
+//! - `flink_keys`: every Flink 2.3 configuration key (generated from Flink's jars).
 //! - `validate` / `job_graph`: [`Scenario::validate`] and operator chaining.
 //! - `presets`: ready-made scenarios.
 //! - `vertex_id`: `JobVertexID`s derived from operator uids, as Flink derives them.
@@ -12,6 +14,8 @@
 mod config;
 mod config_keys;
 mod faults;
+mod flink_conf;
+mod flink_keys;
 mod identity;
 mod job_graph;
 mod model;
@@ -24,18 +28,22 @@ mod yaml;
 #[cfg(test)]
 mod tests_config;
 #[cfg(test)]
+mod tests_flink_conf;
+#[cfg(test)]
 mod tests_graph;
 
 pub use config::{
     CheckpointingMode, ExternalizedCheckpointRetention, FlinkConfig, RestartStrategy,
 };
 pub use config_keys::{
-    check_value, closest_key, edit_distance, format_thousandths, parse_thousandths, resolve_key,
-    ConfigKeyInfo, ConfigValue, ValueKind, CONFIG_KEYS, RESTART_STRATEGY_TYPES,
+    check_value, closest_key, edit_distance, flink_path, format_thousandths, parse_thousandths,
+    resolve_key, ConfigKeyInfo, ConfigValue, ValueKind, CONFIG_KEYS, RESTART_STRATEGY_TYPES,
 };
 pub use faults::{
     edge_ref, parse_edge_ref, parse_fail_flag, parse_task_ref, Fault, ResolvedFault, TaskRef,
 };
+pub use flink_conf::{apply_flink_conf, cluster_key, ConfNote, CLUSTER_KEYS};
+pub use flink_keys::{flink_key, flink_keys, suggest_key, FlinkKey, PLUGIN_PREFIXES};
 pub use identity::{base_preset, identify, is_user_named, CUSTOM_PREFIX};
 pub use job_graph::{
     default_max_parallelism, JobEdge, JobGraph, JobVertex, DEFAULT_LOWER_BOUND_MAX_PARALLELISM,
@@ -49,4 +57,4 @@ pub use presets::{preset, PRESETS};
 pub use set::apply_set;
 pub use validate::ValidationError;
 pub use vertex_id::{job_vertex_id, murmur3_128};
-pub use yaml::parse_flink_yaml;
+pub use yaml::{parse_flink_yaml, parse_flink_yaml_lines, YamlEntry};

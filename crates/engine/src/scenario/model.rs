@@ -10,6 +10,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::types::{parse_duration, Micros};
 
+/// Flink's key for the parallelism of operators that set none.
+pub const DEFAULT_PARALLELISM_KEY: &str = "parallelism.default";
+
 /// The only scenario format version this build reads and writes.
 pub const SCENARIO_VERSION: u32 = 1;
 
@@ -85,9 +88,10 @@ pub struct OperatorSpec {
     /// Unique within the scenario; edges and `--set operator.<name>.…` refer to it.
     pub name: String,
     pub kind: OperatorKind,
-    /// Defaults to 1, Flink's `parallelism.default`.
-    #[serde(default = "one", skip_serializing_if = "is_one")]
-    pub parallelism: u32,
+    /// Unset: the job's default parallelism, Flink's `parallelism.default` (1 unless configured),
+    /// as an operator without `setParallelism` gets it. Read it through [`Scenario::parallelism`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parallelism: Option<u32>,
     /// Unset: `pipeline.max-parallelism` if set, else Flink's default formula (see `job_graph`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_parallelism: Option<u32>,
@@ -98,20 +102,25 @@ pub struct OperatorSpec {
 }
 
 impl OperatorSpec {
-    /// A spec with parallelism 1 and every optional field unset.
+    /// A spec with every optional field unset (so the default parallelism).
     pub fn new(name: &str, kind: OperatorKind) -> Self {
         OperatorSpec {
             name: name.to_string(),
             kind,
-            parallelism: 1,
+            parallelism: None,
             max_parallelism: None,
             cost_per_record: None,
         }
     }
 
     pub fn with_parallelism(mut self, parallelism: u32) -> Self {
-        self.parallelism = parallelism;
+        self.parallelism = Some(parallelism);
         self
+    }
+
+    /// The operator's own parallelism, else `default` (the job's `parallelism.default`).
+    pub fn parallelism_or(&self, default: u32) -> u32 {
+        self.parallelism.unwrap_or(default)
     }
 
     pub fn with_cost(mut self, cost: &str) -> Self {
@@ -461,5 +470,26 @@ impl Scenario {
     /// Index of the operator with this name.
     pub fn operator_index(&self, name: &str) -> Option<usize> {
         self.operators.iter().position(|o| o.name == name)
+    }
+
+    /// The parallelism of operators that set none: `parallelism.default`
+    /// (`CoreOptions.DEFAULT_PARALLELISM`), 1 when unset. A bad value reads as 1; validation
+    /// reports it.
+    pub fn default_parallelism(&self) -> u32 {
+        super::config_keys::key_info(DEFAULT_PARALLELISM_KEY)
+            .zip(self.config.get(DEFAULT_PARALLELISM_KEY))
+            .and_then(|(info, v)| match super::config_keys::check_value(info, v) {
+                Ok(super::config_keys::ConfigValue::Int(p)) => u32::try_from(p).ok(),
+                _ => None,
+            })
+            .unwrap_or(1)
+    }
+
+    /// The parallelism operator `op` runs with: its own, else [`Scenario::default_parallelism`].
+    pub fn parallelism(&self, op: usize) -> u32 {
+        match self.operators[op].parallelism {
+            Some(p) => p,
+            None => self.default_parallelism(),
+        }
     }
 }

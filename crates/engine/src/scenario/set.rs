@@ -8,7 +8,8 @@ use crate::types::parse_duration;
 const COMMON_KNOBS: &[&str] = &["parallelism", "max-parallelism", "cost-per-record"];
 
 /// Applies `KEY=VALUE`. Flink keys (current or deprecated) are validated and stored under their
-/// current name, replacing any deprecated spelling; `operator.<name>.<knob>=<value>` sets an
+/// current name, replacing any deprecated spelling; `taskmanager.numberOfTaskSlots` and
+/// `minicluster.number-of-taskmanagers` set the cluster; `operator.<name>.<knob>=<value>` sets an
 /// operator knob (`parallelism`, `max-parallelism`, `cost-per-record`, and per kind: datagen's
 /// `rate`, `record-size`, `keys`, `bounded`; filter's `keep-percent`; keyed-window-sum's `window`).
 /// On error the scenario is unchanged.
@@ -22,6 +23,9 @@ pub fn apply_set(scenario: &mut Scenario, assignment: &str) -> Result<(), String
     }
     if let Some(rest) = key.strip_prefix("operator.") {
         return set_operator_knob(scenario, rest, value);
+    }
+    if let Some(info) = super::flink_conf::cluster_key(key) {
+        return super::flink_conf::set_cluster_key(scenario, info, value);
     }
     let info = resolve_key(key)?;
     check_value(info, value)?;
@@ -56,7 +60,13 @@ fn set_operator_knob(scenario: &mut Scenario, rest: &str, value: &str) -> Result
     let number = |v: &str| v.parse::<u64>().map_err(|_| bad("a non-negative integer"));
     let small = |v: &str| v.parse::<u32>().map_err(|_| bad("a non-negative integer"));
     match (knob, &mut op.kind) {
-        ("parallelism", _) => op.parallelism = small(value)?,
+        ("parallelism", _) => {
+            // Empty (or Flink's -1, PARALLELISM_DEFAULT): the job's `parallelism.default`.
+            op.parallelism = match value {
+                "" | "-1" | "default" => None,
+                v => Some(small(v)?),
+            }
+        }
         ("max-parallelism", _) => {
             op.max_parallelism = match value {
                 "" | "-1" | "none" => None,

@@ -234,7 +234,7 @@ fn apply_set_operator_knobs() {
     apply_set(&mut s, "operator.discard-sink.parallelism=1").unwrap();
     assert_eq!(s.operators[1].cost_per_record.as_deref(), Some("5ms"));
     assert_eq!(s.operators[0].max_parallelism, Some(256));
-    assert_eq!(s.operators[3].parallelism, 1);
+    assert_eq!(s.operators[3].parallelism, Some(1));
     match &s.operators[0].kind {
         OperatorKind::Datagen {
             rate,
@@ -328,15 +328,180 @@ fn yaml_errors_name_the_line() {
         ),
         ("a:\nb: 1\n", "line 1: key 'a' has no value"),
         ("a:\n", "line 1: key 'a' has no value"),
-        ("a:\n  - x\n", "line 2: YAML lists are not supported"),
+        ("- x\n", "line 1: a list item needs a key above it"),
+        (
+            "a:\n  - x\n    - y\n",
+            "line 3: nested lists are not supported",
+        ),
         ("just text\n", "line 1: expected `key: value`"),
-        ("a: [1, 2]\n", "line 1: flow collections"),
+        (
+            "a: [1, 2\n",
+            "line 1: the list or map '[1, 2' does not close",
+        ),
+        ("a: [1] 2\n", "line 1: unexpected text after '[1]'"),
+        ("a: &anchor 1\n", "line 1: YAML anchors"),
+        ("a: |x\n", "line 1: unsupported block scalar header"),
         ("a:\n\tb: 1\n", "line 2: tab in indentation"),
         ("a: 'open\n", "line 1: unterminated quoted value"),
-        ("a: 1\na: 2\n", "line 2: key 'a' appears twice"),
+        (
+            "a: 1\na: 2\n",
+            "line 2: key 'a' appears twice (first on line 1)",
+        ),
+        (
+            "a:\n  b: 1\na.b: 2\n",
+            "line 3: key 'a.b' appears twice (first on line 2)",
+        ),
     ];
     for (text, expected) in cases {
         let e = parse_flink_yaml(text).unwrap_err();
         assert!(e.starts_with(expected), "{text:?}: {e}");
     }
+}
+
+/// seed-demo with every operator but the source left at the default parallelism.
+fn seed_with_default_parallelism() -> Scenario {
+    let mut s = preset("seed-demo").unwrap();
+    for op in s.operators.iter_mut().skip(1) {
+        op.parallelism = None;
+    }
+    s
+}
+
+#[test]
+fn parallelism_default_applies_to_operators_that_set_none() {
+    let mut s = seed_with_default_parallelism();
+    // Unset: Flink's default of 1.
+    let g = s.validate().unwrap();
+    let p: Vec<u32> = g.vertices.iter().map(|v| v.parallelism).collect();
+    assert_eq!(p, vec![2, 1]);
+    assert_eq!((s.parallelism(0), s.parallelism(1)), (2, 1));
+
+    apply_set(&mut s, "parallelism.default=4").unwrap();
+    let g = s.validate().unwrap();
+    let p: Vec<u32> = g.vertices.iter().map(|v| v.parallelism).collect();
+    // The source keeps its own 2; the forward chain behind it takes 4.
+    assert_eq!(p, vec![2, 4]);
+    assert_eq!(g.config.default_parallelism, 4);
+    assert_eq!(s.default_parallelism(), 4);
+    // Slots: just enough for the largest parallelism.
+    assert_eq!(g.slots_per_taskmanager, 4);
+    // An operator's own parallelism wins; `operator.x.parallelism=` empties it again.
+    apply_set(&mut s, "operator.discard-sink.parallelism=3").unwrap();
+    let errs = s.validate().unwrap_err();
+    assert!(
+        errs[0]
+            .message
+            .contains("downstream operation: discard-sink parallelism: 3"),
+        "{errs:?}"
+    );
+    apply_set(&mut s, "operator.discard-sink.parallelism=").unwrap();
+    assert_eq!(s.operators[3].parallelism, None);
+    s.validate().unwrap();
+    // Unset parallelism stays out of the JSON, so links stay short and keep their meaning.
+    assert!(!s.to_json().contains("\"parallelism\":4"));
+    assert_eq!(Scenario::from_json(&s.to_json()).unwrap(), s);
+}
+
+#[test]
+fn parallelism_default_is_checked() {
+    for bad in ["0", "-1", "four", "32769"] {
+        let mut s = seed_with_default_parallelism();
+        let e = apply_set(&mut s, &format!("parallelism.default={bad}")).unwrap_err();
+        assert!(e.contains("'parallelism.default': bad value"), "{bad}: {e}");
+        s.config.insert("parallelism.default".into(), bad.into());
+        assert!(s.validate().unwrap_err()[0]
+            .message
+            .contains("parallelism.default"));
+    }
+}
+
+#[test]
+fn directories_are_checked_and_printed_as_flink_does() {
+    assert_eq!(flink_path("file:///tmp/ckpt/").unwrap(), "file:/tmp/ckpt");
+    assert_eq!(flink_path("file:/tmp//ckpt").unwrap(), "file:/tmp/ckpt");
+    assert_eq!(
+        flink_path("hdfs://nn:8020/flink/checkpoints").unwrap(),
+        "hdfs://nn:8020/flink/checkpoints"
+    );
+    assert_eq!(flink_path(" s3://bucket/a/ ").unwrap(), "s3://bucket/a");
+    for (bad, why) in [
+        ("/tmp/ckpt", "scheme"),
+        ("tmp", "scheme"),
+        ("file:///", "root"),
+        ("s3://bucket", "root"),
+        ("s3://bucket/", "root"),
+        ("file:tmp/x", "absolute"),
+        ("1ab:/x", "scheme"),
+    ] {
+        let e = flink_path(bad).unwrap_err();
+        assert!(e.contains(why), "{bad}: {e}");
+    }
+    let info = resolve_key("state.checkpoints.dir").unwrap();
+    assert_eq!(info.key, "execution.checkpointing.dir");
+    assert!(check_value(info, "/no/scheme")
+        .unwrap_err()
+        .contains("expected a directory URI"));
+}
+
+#[test]
+fn checkpoint_and_savepoint_paths_use_the_configured_directories() {
+    use crate::sim::{Simulation, UserRequest};
+    // (checkpoint paths, savepoint paths) of a run with a savepoint, the job id as <job>.
+    let paths = |config: &[(&str, &str)]| {
+        let mut s = preset("seed-demo").unwrap();
+        for (k, v) in config {
+            s.config.insert(k.to_string(), v.to_string());
+        }
+        let mut sim = Simulation::new(s).unwrap();
+        sim.run_until(6 * MICROS_PER_SEC);
+        sim.request(UserRequest::Savepoint);
+        sim.run_until(20 * MICROS_PER_SEC);
+        let job = sim.coordinator.job_id().to_string();
+        let short: String = job.chars().take(6).collect();
+        let v = serde_json::to_value(crate::stats::checkpointing_statistics(
+            sim.coordinator.stats(),
+            &[],
+        ))
+        .unwrap();
+        let (mut checkpoints, mut savepoints) = (Vec::new(), Vec::new());
+        for h in v["history"].as_array().unwrap() {
+            let Some(p) = h["external_path"].as_str() else {
+                continue;
+            };
+            let p = p.replace(&job, "<job>").replace(&short, "<job>");
+            if h["is_savepoint"] == true {
+                savepoints.push(p);
+            } else {
+                checkpoints.push(p);
+            }
+        }
+        (checkpoints, savepoints)
+    };
+    let all_start_with = |paths: &[String], prefix: &str| {
+        !paths.is_empty() && paths.iter().all(|p| p.starts_with(prefix))
+    };
+    let (checkpoints, savepoints) = paths(&[]);
+    assert!(
+        all_start_with(&checkpoints, "file:/tmp/flink-checkpoints/<job>/chk-"),
+        "{checkpoints:?}"
+    );
+    assert!(
+        all_start_with(&savepoints, "file:/tmp/flink-savepoints/savepoint-<job>-"),
+        "{savepoints:?}"
+    );
+    let (checkpoints, savepoints) = paths(&[
+        ("state.checkpoints.dir", "file:///data/flink/checkpoints/"),
+        (
+            "execution.checkpointing.savepoint-dir",
+            "s3://bucket/savepoints",
+        ),
+    ]);
+    assert!(
+        all_start_with(&checkpoints, "file:/data/flink/checkpoints/<job>/chk-"),
+        "{checkpoints:?}"
+    );
+    assert!(
+        all_start_with(&savepoints, "s3://bucket/savepoints/savepoint-<job>-"),
+        "{savepoints:?}"
+    );
 }

@@ -72,7 +72,7 @@ fn seed_demo_is_the_seed_job() {
             "discard-sink"
         ]
     );
-    assert!(s.operators.iter().all(|o| o.parallelism == 2));
+    assert!(s.operators.iter().all(|o| o.parallelism == Some(2)));
     assert_eq!(s.seed, 1);
     assert_eq!(s.cluster.taskmanagers, 1);
     // Compact JSON leaves defaults out.
@@ -409,7 +409,8 @@ fn faults_and_defaults_travel_in_json() {
     let s = Scenario::from_json(json).unwrap();
     assert_eq!(s.version, 1);
     assert_eq!(s.faults.len(), 1);
-    assert_eq!(s.operators[0].parallelism, 1);
+    assert_eq!(s.operators[0].parallelism, None);
+    assert_eq!(s.parallelism(0), 1);
     let g = s.validate().unwrap();
     assert_eq!(g.vertices.len(), 1);
     assert_eq!(g.vertices[0].name, "Source: s -> k: Writer");

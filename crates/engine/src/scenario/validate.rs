@@ -88,22 +88,28 @@ impl Scenario {
             return Err(errs.0);
         }
         let names = self.check_names(&mut errs);
+        let parallelism: Vec<u32> = self
+            .operators
+            .iter()
+            .map(|op| op.parallelism_or(config.default_parallelism))
+            .collect();
         let mut max_parallelism = Vec::with_capacity(self.operators.len());
-        for op in &self.operators {
+        for (op, &p) in self.operators.iter().zip(&parallelism) {
             check_knobs(op, &mut errs);
-            max_parallelism.push(check_parallelism(op, config.max_parallelism, &mut errs));
+            max_parallelism.push(check_parallelism(op, p, config.max_parallelism, &mut errs));
         }
         let (edges, latencies) = self.resolve_edges(&names, &mut errs);
         self.check_degrees(&edges, &mut errs);
-        self.check_edge_rules(&edges, &mut errs);
+        self.check_edge_rules(&edges, &parallelism, &mut errs);
         let topo = self.topological_order(&edges, &mut errs);
-        let slots = self.check_cluster(&mut errs);
+        let slots = self.check_cluster(&parallelism, &mut errs);
         if !errs.0.is_empty() {
             return Err(errs.0);
         }
         let resolved = Resolved {
             edges: edges.into_iter().flatten().collect(),
             latencies,
+            parallelism,
             max_parallelism,
             topo,
             config,
@@ -233,18 +239,23 @@ impl Scenario {
     }
 
     /// Forward edges keep parallelism; keyed operators are fed by hash edges.
-    fn check_edge_rules(&self, edges: &[Option<(usize, usize)>], errs: &mut Errors) {
+    fn check_edge_rules(
+        &self,
+        edges: &[Option<(usize, usize)>],
+        parallelism: &[u32],
+        errs: &mut Errors,
+    ) {
         for (i, pair) in edges.iter().enumerate() {
             let Some((u, v)) = *pair else { continue };
             let (up, down) = (&self.operators[u], &self.operators[v]);
             let partitioner = self.edges[i].partitioner;
-            if partitioner == Partitioner::Forward && up.parallelism != down.parallelism {
+            if partitioner == Partitioner::Forward && parallelism[u] != parallelism[v] {
                 // Flink's own message (StreamGraph.addEdgeInternal), with our partitioner names.
                 errs.push(
                     edge_subject(self, i),
                     format!(
                         "Forward partitioning does not allow change of parallelism. Upstream operation: {} parallelism: {}, downstream operation: {} parallelism: {} You must use another partitioning strategy, such as hash, rebalance, rescale or broadcast.",
-                        up.name, up.parallelism, down.name, down.parallelism
+                        up.name, parallelism[u], down.name, parallelism[v]
                     ),
                 );
             }
@@ -331,15 +342,9 @@ impl Scenario {
 
     /// Slots needed under Flink's default slot sharing: the largest parallelism. Returns the slots
     /// per TaskManager to use.
-    fn check_cluster(&self, errs: &mut Errors) -> u32 {
+    fn check_cluster(&self, parallelism: &[u32], errs: &mut Errors) -> u32 {
         let tms = self.cluster.taskmanagers;
-        let needed = self
-            .operators
-            .iter()
-            .map(|o| o.parallelism)
-            .max()
-            .unwrap_or(1)
-            .max(1);
+        let needed = parallelism.iter().copied().max().unwrap_or(1).max(1);
         if tms == 0 {
             errs.push("cluster", "taskmanagers must be at least 1");
             return needed;
@@ -427,8 +432,7 @@ fn check_knobs(op: &OperatorSpec, errs: &mut Errors) {
 
 /// Checks parallelism against max parallelism and returns the resolved max parallelism: the
 /// operator's own, else `pipeline.max-parallelism`, else Flink's default formula.
-fn check_parallelism(op: &OperatorSpec, configured: Option<u32>, errs: &mut Errors) -> u32 {
-    let p = op.parallelism;
+fn check_parallelism(op: &OperatorSpec, p: u32, configured: Option<u32>, errs: &mut Errors) -> u32 {
     if p == 0 {
         errs.push(op_subject(op), "parallelism must be at least 1");
     }

@@ -127,7 +127,7 @@ pub fn check_scenario(scenario: &Scenario) -> Result<(), LinkError> {
         for fault in &scenario.faults {
             if let Err(e) = fault.resolve(
                 |name| scenario.operator_index(name),
-                |op| scenario.operators[op].parallelism,
+                |op| scenario.parallelism(op),
             ) {
                 errors.push(e);
             }

@@ -207,7 +207,7 @@ impl Simulation {
             let op = scenario
                 .operator_index(operator)
                 .ok_or_else(|| format!("no operator named '{operator}'"))?;
-            scenario.operators[op].parallelism = *parallelism;
+            scenario.operators[op].parallelism = Some(*parallelism);
         }
         let graph = scenario.job_graph()?;
         let latest = self.latest_restorable;

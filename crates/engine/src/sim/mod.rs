@@ -241,7 +241,7 @@ impl Simulation {
             .map(|f| {
                 f.resolve(
                     |name| scenario.operator_index(name),
-                    |op| scenario.operators[op].parallelism,
+                    |op| scenario.parallelism(op),
                 )
             })
             .collect::<Result<Vec<_>, _>>()?;
@@ -272,6 +272,7 @@ impl Simulation {
                 | u128::from(crate::task::mix64(!scenario.seed))
         );
         let coordinator = CheckpointCoordinator::new(coordinator_config(&graph), &job_id)
+            .with_directories(c.checkpoint_dir.as_deref(), c.savepoint_dir.as_deref())
             .with_stats_history(c.web_checkpoints_history as usize);
         let n = deployment.tasks.len();
         let channel_state = channel_state_writers(&graph, &deployment.taskmanager);

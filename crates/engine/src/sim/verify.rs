@@ -89,7 +89,7 @@ impl Simulation {
             {
                 let next = self.scenario.operator_index(&e.to)?;
                 let copies = if e.partitioner == Partitioner::Broadcast {
-                    u64::from(ops[next].parallelism)
+                    u64::from(self.scenario.parallelism(next))
                 } else {
                     1
                 };
@@ -121,9 +121,9 @@ impl Simulation {
             .iter()
             .enumerate()
             .filter(|(_, o)| o.kind.is_source())
-            .filter_map(|(i, o)| {
+            .filter_map(|(i, _)| {
                 let v = self.graph.vertex_of_operator(i)?;
-                Some((i, (0..o.parallelism).map(|s| (v.id << 16) | s).collect()))
+                Some((i, (0..v.parallelism).map(|s| (v.id << 16) | s).collect()))
             })
             .collect()
     }
@@ -184,7 +184,7 @@ impl Simulation {
             let e = newest.entry(*sub).or_default();
             *e = (*e).max(*cid);
         }
-        if newest.len() as u32 == self.scenario.operators[op].parallelism {
+        if newest.len() as u32 == self.scenario.parallelism(op) {
             newest.values().copied().min().unwrap_or(0)
         } else {
             0

@@ -118,7 +118,11 @@ pub fn apply(s: &mut Scenario, edit: Edit) -> Result<(), String> {
             s.operators[i].name = new;
         }
         Edit::Parallelism(i, text) => {
-            let p: u32 = num("parallelism", &text)?;
+            // Empty: the job's `parallelism.default`, as an operator without setParallelism.
+            let p: Option<u32> = match text.trim() {
+                "" => None,
+                t => Some(num("parallelism", t)?),
+            };
             op(s, i)?;
             s.operators[i].parallelism = p;
         }

@@ -82,7 +82,8 @@ pub fn topology_editor(p: &EditorProps) -> Html {
                     <h3>{ "Operators" }</h3>
                     <ul class="op-list">
                         { for draft.operators.iter().enumerate().map(|(i, op)| html! {
-                            <OperatorRow key={i} index={i} op={op.clone()} onedit={onedit.clone()} />
+                            <OperatorRow key={i} index={i} op={op.clone()} default_parallelism={draft.default_parallelism()}
+                                         onedit={onedit.clone()} />
                         }) }
                     </ul>
                     <h3>{ "Edges" }</h3>

@@ -10,6 +10,8 @@ use super::draft::Edit;
 pub struct OperatorRowProps {
     pub index: usize,
     pub op: OperatorSpec,
+    /// `parallelism.default` of the draft: what an empty parallelism means.
+    pub default_parallelism: u32,
     pub onedit: Callback<Edit>,
 }
 
@@ -136,7 +138,8 @@ pub fn operator_row(p: &OperatorRowProps) -> Html {
             <div class="op-head">
                 <code class="op-kind">{ p.op.kind.type_name() }</code>
                 { field("name", id("name"), p.op.name.clone(), "", edit(Edit::Rename)) }
-                { field("parallelism", id("parallelism"), p.op.parallelism.to_string(), "1", edit(Edit::Parallelism)) }
+                { field("parallelism", id("parallelism"), p.op.parallelism.map(|n| n.to_string()).unwrap_or_default(),
+                        &p.default_parallelism.to_string(), edit(Edit::Parallelism)) }
                 { field("cost/record", id("cost"), p.op.cost_per_record.clone().unwrap_or_default(), &default_cost, edit(Edit::Cost)) }
                 <button class="icon remove" id={id("remove")} title="Remove operator" aria-label={format!("Remove {}", p.op.name)} onclick={remove}>{ "×" }</button>
             </div>

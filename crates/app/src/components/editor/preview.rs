@@ -89,6 +89,7 @@ pub fn preview(p: &PreviewProps) -> Html {
                 })
             }) }
             { for s.operators.iter().zip(&pos).map(|(o, (x, y))| {
+                let default_parallelism = s.default_parallelism();
                 let onpointerdown = {
                     let (drag, name, offsets) = (drag.clone(), o.name.clone(), offsets.clone());
                     Callback::from(move |e: PointerEvent| {
@@ -101,7 +102,7 @@ pub fn preview(p: &PreviewProps) -> Html {
                         <rect x={x.to_string()} y={y.to_string()} width={NW.to_string()} height={NH.to_string()} rx="5" />
                         <text x={(x + 8.0).to_string()} y={(y + 16.0).to_string()} class="node-name">{ clip(&o.name) }</text>
                         <text x={(x + 8.0).to_string()} y={(y + 31.0).to_string()} class="node-meta">
-                            { format!("{} ×{}", o.kind.type_name(), o.parallelism) }
+                            { format!("{} ×{}", o.kind.type_name(), o.parallelism_or(default_parallelism)) }
                         </text>
                     </g>
                 }

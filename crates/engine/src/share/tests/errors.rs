@@ -97,7 +97,7 @@ fn every_variant_fires_with_a_helpful_message() {
     );
     assert!(matches!(err, LinkError::Json { line: 0, .. }), "{err:?}");
     let mut zero = preset("seed-demo").unwrap();
-    zero.operators[1].parallelism = 0;
+    zero.operators[1].parallelism = Some(0);
     zero.edges[0].to = "nowhere".into();
     check(
         &encode(&zero, &LinkOptions::default()),
