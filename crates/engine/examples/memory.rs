@@ -55,7 +55,10 @@ fn main() {
     let mut next_report = 0;
     let mut peak = 0;
     // 50 simulated seconds a slice, as a fast playground tick does.
-    for t in (0..=seconds * SECOND).step_by((50 * SECOND) as usize).skip(1) {
+    for t in (0..=seconds * SECOND)
+        .step_by((50 * SECOND) as usize)
+        .skip(1)
+    {
         sim.run_until(t);
         let last = snapshots.last().map_or(0, |s| s.now);
         if sim.now >= last + every {

@@ -52,9 +52,18 @@ fn folding_final_records_changes_no_verdict() {
     let seed_2pc = preset("seed-2pc").unwrap();
     let cases: Vec<(&str, Scenario)> = vec![
         ("2pc aligned", with_faults(seed_2pc.clone(), &kills)),
-        ("2pc unaligned", with_faults(unaligned(seed_2pc.clone()), &kills)),
-        ("plain aligned", with_faults(plain_sink(seed_2pc.clone()), &kills)),
-        ("plain unaligned", with_faults(unaligned(plain_sink(seed_2pc.clone())), &kills)),
+        (
+            "2pc unaligned",
+            with_faults(unaligned(seed_2pc.clone()), &kills),
+        ),
+        (
+            "plain aligned",
+            with_faults(plain_sink(seed_2pc.clone()), &kills),
+        ),
+        (
+            "plain unaligned",
+            with_faults(unaligned(plain_sink(seed_2pc.clone())), &kills),
+        ),
     ];
     for (name, s) in cases {
         let (folded, kept) = both(s, until(60));
@@ -69,7 +78,10 @@ fn folding_survives_restoring_an_older_savepoint() {
     for (name, s) in [
         ("2pc", preset("seed-2pc").unwrap()),
         ("plain", plain_sink(preset("seed-2pc").unwrap())),
-        ("plain unaligned", unaligned(plain_sink(preset("seed-2pc").unwrap()))),
+        (
+            "plain unaligned",
+            unaligned(plain_sink(preset("seed-2pc").unwrap())),
+        ),
     ] {
         let (folded, kept) = both(s, |sim| {
             sim.run_until(15 * MICROS_PER_SEC);
@@ -102,7 +114,11 @@ fn what_the_engine_keeps_stays_bounded_over_a_long_run() {
     // checkpoints' worth, not ten minutes' (1.2 million).
     let written: usize = sim.external.sinks.values().map(|s| s.written.len()).sum();
     assert!(written < 40_000, "{written} records kept after 600 s");
-    assert!(sim.checkpoint_offsets.len() <= 3, "{:?}", sim.checkpoint_offsets.keys());
+    assert!(
+        sim.checkpoint_offsets.len() <= 3,
+        "{:?}",
+        sim.checkpoint_offsets.keys()
+    );
     assert!(sim.checkpoint_in_flight.len() <= 3);
     let transactions: usize = sim
         .external
@@ -110,7 +126,10 @@ fn what_the_engine_keeps_stays_bounded_over_a_long_run() {
         .values()
         .map(|s| s.committed_transactions.len())
         .sum();
-    assert!(transactions <= 8, "{transactions} committed transactions remembered");
+    assert!(
+        transactions <= 8,
+        "{transactions} committed transactions remembered"
+    );
     // Each barrier handler's input channel state accounting: the checkpoints in progress only.
     for t in &sim.tasks {
         if let Some(h) = &t.handler {

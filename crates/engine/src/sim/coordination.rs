@@ -301,7 +301,8 @@ impl Simulation {
         };
         let completed = &self.completed_state;
         self.checkpoint_offsets.retain(|id, _| keep(id, completed));
-        self.checkpoint_in_flight.retain(|id, _| keep(id, completed));
+        self.checkpoint_in_flight
+            .retain(|id, _| keep(id, completed));
         // A pending two-phase-commit sink subtask (basis 0) may still commit anything.
         if floor == 0 || !self.fold_records {
             return;
