@@ -1,12 +1,14 @@
 //! The engine's trace, newest last: simulated time, subtask, what happened and the Flink class
-//! and method it stands for. A click on a line time-travels to that event. Renders at most the last `MAX_LINES` matches of the text filter.
+//! and method it stands for, linked to its line of Flink 2.3.0's source on GitHub
+//! (`trace::SOURCES`). A click on a line time-travels to that event. Renders at most the last
+//! `MAX_LINES` matches of the text filter.
 
 use std::rc::Rc;
 
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
-use barrierlab_engine::trace::TraceKind;
+use barrierlab_engine::trace::{FlinkSource, TraceKind};
 use barrierlab_engine::types::Micros;
 
 use crate::format;
@@ -47,7 +49,8 @@ struct Line {
     time: String,
     who: String,
     what: String,
-    flink: &'static str,
+    /// Class#method, file, line and link: static, so a line costs no allocation for it.
+    source: &'static FlinkSource,
     jobmanager: bool,
     /// Failure, restart or restore: highlighted.
     failover: Option<&'static str>,
@@ -91,9 +94,9 @@ pub fn event_log(p: &EventLogProps) -> Html {
                 TraceKind::Restored { id } => format!("job restored from checkpoint {id}: RUNNING"),
                 other => other.describe(),
             };
-            let flink = e.kind.flink();
+            let source = e.kind.source();
             if !needle.is_empty() {
-                let hay = format!("{who} {what} {flink}").to_ascii_lowercase();
+                let hay = format!("{who} {what} {}", source.label).to_ascii_lowercase();
                 if !hay.contains(&needle) {
                     return None;
                 }
@@ -104,7 +107,7 @@ pub fn event_log(p: &EventLogProps) -> Html {
                 time: format::sim_time(e.time),
                 who,
                 what,
-                flink,
+                source,
                 jobmanager: e.task.is_none(),
                 failover: match e.kind {
                     TraceKind::JobFailed { .. } => Some("failed"),
@@ -121,6 +124,10 @@ pub fn event_log(p: &EventLogProps) -> Html {
     // run re-traces the same events).
     let clicked = use_state(|| None::<u64>);
     let marked = p.marked.or(*clicked);
+    // A source link opens GitHub and leaves the time cursor where it is: the click (or Enter on the
+    // focused link) stops before the line's time travel. One callback, shared by every link and
+    // kept across renders (so the links' listeners are not replaced on every refresh).
+    let open_source = use_callback((), |e: MouseEvent, _| e.stop_propagation());
 
     html! {
         <div class="event-log">
@@ -131,6 +138,7 @@ pub fn event_log(p: &EventLogProps) -> Html {
                     { format!("{shown} shown · {total} events traced") }
                 </span>
             </div>
+            <span id="flink-source-hint" hidden=true>{ "opens Flink 2.3.0's source at this line on GitHub, in a new tab" }</span>
             <ol class="log" aria-live="off">
                 { for lines.into_iter().map(|l| {
                     let onclick = {
@@ -147,7 +155,9 @@ pub fn event_log(p: &EventLogProps) -> Html {
                         <button class="t" title="Move the time cursor to this event (time travel)">{ l.time }</button>
                         <span class="who" title={l.who.clone()}>{ l.who }</span>
                         <span class="what">{ l.what }</span>
-                        <span class="flink">{ l.flink }</span>
+                        <a class="flink" href={l.source.url} target="_blank" rel="noopener"
+                           title={l.source.title} aria-describedby="flink-source-hint"
+                           onclick={open_source.clone()}>{ l.source.label }</a>
                     </li>
                 } }) }
             </ol>

@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 
+use super::source::{self, FlinkSource};
 use super::Fnv;
 use crate::types::{CheckpointId, Micros, SubtaskId};
 
@@ -139,49 +140,56 @@ pub enum TraceKind {
 }
 
 impl TraceKind {
-    /// The Flink 2.3 class and method the event stands for (seed 000's call chain).
-    pub fn flink(&self) -> &'static str {
+    /// The variant's name as written here (`CheckpointTriggered`): the key of its Flink source
+    /// line in `trace::SOURCES`.
+    pub fn name(&self) -> &'static str {
         use TraceKind::*;
         match self {
-            CheckpointTriggered { .. } => "CheckpointCoordinator.startTriggeringCheckpoint",
-            TriggerRejected { .. } => "CheckpointRequestDecider.chooseRequestToExecute",
-            MailQueued { .. } => "MailboxExecutorImpl.execute",
-            MailRun { .. } => "MailboxProcessor.processMail",
-            SourceBatch { .. } => "SourceOperator.emitNext",
-            RecordBatch { .. } => "AbstractStreamTaskNetworkInput.emitNext",
-            BarrierEmitted { .. } => "SubtaskCheckpointCoordinatorImpl.checkpointState, step 2",
-            BarrierOvertaking { .. } => "PipelinedSubpartition.processPriorityBuffer",
-            BarrierPromoted { .. } => "PipelinedSubpartition.alignedBarrierTimeout",
-            BarrierReceived { .. } => "SingleCheckpointBarrierHandler.processBarrier",
-            ChannelBlocked { .. } => {
-                "AbstractAlignedBarrierHandlerState.barrierReceived (blockChannel)"
-            }
-            ChannelResumed { .. } => "ChannelState.unblockAllChannels",
-            AlignmentTimedOut { .. } => "AlternatingCollectingBarriers.alignedCheckpointTimeout",
-            InFlightPersisted { .. } => "ChannelStatePersister.maybePersist",
-            SyncStart { .. } => "SubtaskCheckpointCoordinatorImpl.checkpointState, step 5",
-            SyncEnd { .. } => "SubtaskCheckpointCoordinatorImpl.takeSnapshotSync",
-            AsyncEnd { .. } => "AsyncCheckpointRunnable.run",
-            Acknowledged { .. } => "CheckpointCoordinator.receiveAcknowledgeMessage",
-            Declined { .. } => "CheckpointCoordinator.receiveDeclineMessage",
-            CheckpointCompleted { .. } => "CheckpointCoordinator.completePendingCheckpoint",
-            CheckpointAborted { .. } => "CheckpointCoordinator.abortPendingCheckpoint",
-            CancelMarkerEmitted { .. } => {
-                "SubtaskCheckpointCoordinatorImpl.checkpointState, step 0"
-            }
-            NotifyComplete { .. } => "StreamTask.notifyCheckpointCompleteAsync",
-            NotifyAborted { .. } => "StreamTask.notifyCheckpointAbortAsync",
-            PreCommit { .. } => "SinkWriterOperator.prepareSnapshotPreBarrier",
-            Commit { .. } => "CommitterOperator.notifyCheckpointComplete",
-            TimersFired { .. } => "InternalTimerServiceImpl.onProcessingTime",
-            EndOfPartition { .. } => "SingleCheckpointBarrierHandler.processEndOfPartition",
-            EndOfData => "StreamTask.endData",
-            RestartScheduled { .. } => "ExponentialDelayRestartBackoffTimeStrategy.notifyFailure",
-            Restored { .. } => "CheckpointCoordinator.restoreLatestCheckpointedStateToAll",
-            TaskFinished => "StreamTask.afterInvoke",
-            JobFailed { .. } => "CheckpointFailureManager.checkFailureCounter",
-            Warning { .. } => "StreamTask.handleAsyncException",
+            CheckpointTriggered { .. } => "CheckpointTriggered",
+            TriggerRejected { .. } => "TriggerRejected",
+            MailQueued { .. } => "MailQueued",
+            MailRun { .. } => "MailRun",
+            SourceBatch { .. } => "SourceBatch",
+            RecordBatch { .. } => "RecordBatch",
+            BarrierEmitted { .. } => "BarrierEmitted",
+            BarrierOvertaking { .. } => "BarrierOvertaking",
+            BarrierPromoted { .. } => "BarrierPromoted",
+            BarrierReceived { .. } => "BarrierReceived",
+            ChannelBlocked { .. } => "ChannelBlocked",
+            ChannelResumed { .. } => "ChannelResumed",
+            AlignmentTimedOut { .. } => "AlignmentTimedOut",
+            InFlightPersisted { .. } => "InFlightPersisted",
+            SyncStart { .. } => "SyncStart",
+            SyncEnd { .. } => "SyncEnd",
+            AsyncEnd { .. } => "AsyncEnd",
+            Acknowledged { .. } => "Acknowledged",
+            Declined { .. } => "Declined",
+            CheckpointCompleted { .. } => "CheckpointCompleted",
+            CheckpointAborted { .. } => "CheckpointAborted",
+            CancelMarkerEmitted { .. } => "CancelMarkerEmitted",
+            NotifyComplete { .. } => "NotifyComplete",
+            NotifyAborted { .. } => "NotifyAborted",
+            PreCommit { .. } => "PreCommit",
+            Commit { .. } => "Commit",
+            TimersFired { .. } => "TimersFired",
+            EndOfPartition { .. } => "EndOfPartition",
+            EndOfData => "EndOfData",
+            TaskFinished => "TaskFinished",
+            RestartScheduled { .. } => "RestartScheduled",
+            Restored { .. } => "Restored",
+            JobFailed { .. } => "JobFailed",
+            Warning { .. } => "Warning",
         }
+    }
+
+    /// The line of Flink 2.3.0's source the event stands for (class, method, file, line, link).
+    pub fn source(&self) -> &'static FlinkSource {
+        source::lookup(self.name()).expect("every TraceKind has an entry in trace::SOURCES")
+    }
+
+    /// The Flink 2.3 class and method the event stands for (seed 000's call chain).
+    pub fn flink(&self) -> &'static str {
+        self.source().label
     }
 
     /// A short, human description for the event log.

@@ -5,8 +5,10 @@
 //! wasm and does not depend on how far back the ring reaches.
 
 mod event;
+mod source;
 
 pub use event::{TraceEvent, TraceKind};
+pub use source::{FlinkSource, FLINK_REF, SOURCES};
 
 use crate::types::{Micros, SubtaskId};
 
