@@ -98,7 +98,7 @@ async fn fetch_text(url: &str) -> Result<String, String> {
         .ok_or_else(|| why(JsValue::from_str("the response has no text")))?;
     let promise: Promise = text
         .call0(&response)
-        .and_then(|p| p.dyn_into().map_err(JsValue::from))
+        .and_then(|p| p.dyn_into())
         .map_err(why)?;
     JsFuture::from(promise)
         .await

@@ -124,9 +124,9 @@ pub fn on(ev: Ev, checkpoint: Option<u64>, operator: Option<&str>) -> Until {
 impl Until {
     /// The condition as the panel states it ("until checkpoint 2 completes").
     pub fn label(&self) -> String {
-        match self {
-            &Until::At(t) => format!("until {}", sim_time(t)),
-            &Until::Event {
+        match *self {
+            Until::At(t) => format!("until {}", sim_time(t)),
+            Until::Event {
                 ev,
                 checkpoint,
                 ref operator,
@@ -221,8 +221,8 @@ pub fn run_until(
     mut after_step: impl FnMut(&Simulation),
 ) -> Result<Option<Hit>, String> {
     let deadline = sim.now + STEP_BOUND;
-    let (ev, checkpoint, operator, nth) = match until {
-        &Until::At(t) => {
+    let (ev, checkpoint, operator, nth) = match *until {
+        Until::At(t) => {
             // Event by event, so time travel sees every slice.
             while sim.status.is_live() && sim.next_event_time().is_some_and(|next| next <= t) {
                 sim.step();
@@ -233,7 +233,7 @@ pub fn run_until(
             *cursor = sim.trace.total();
             return Ok(None);
         }
-        &Until::Event {
+        Until::Event {
             ev,
             checkpoint,
             ref operator,

@@ -358,3 +358,22 @@ fn the_documented_example_file_parses_and_runs() {
         assert_eq!(r.error, None, "step {}", k + 1);
     }
 }
+
+/// Every step of every built-in tutorial lands on the trace fingerprint it had before the
+/// tutorials moved from Rust statics into JSON files (`fingerprints.txt`: id, step, fingerprint).
+#[test]
+fn built_in_steps_land_on_their_recorded_fingerprints() {
+    let mut want = include_str!("fingerprints.txt").lines();
+    for t in built_in() {
+        for k in 0..t.steps.len() {
+            let got = format!(
+                "{} {} {}",
+                t.id,
+                k + 1,
+                reach(t, k).unwrap().sim.fingerprint()
+            );
+            assert_eq!(Some(got.as_str()), want.next());
+        }
+    }
+    assert_eq!(want.next(), None, "a step is missing");
+}
