@@ -92,15 +92,19 @@ async function checkStep(page, id, n) {
     const row = page.locator(`#checkpoint-history tr.selected[data-id="${want.checkpoint}"]`);
     await row.waitFor({ timeout: 5000 });
     const cells = await row.locator('td').allTextContents();
+    // Columns by their header, so that a new History column does not shift them.
+    const heads = (await page.locator('#checkpoint-history thead th').allTextContents()).map((h) => h.trim());
+    const [acks, e2e] = [heads.indexOf('Acks'), heads.indexOf('End to End')];
+    assert.ok(acks >= 0 && e2e >= 0, `History columns: ${heads}`);
     if (want.acks) {
       // Still pending: IN_PROGRESS with some subtasks acknowledged.
       assert.equal(await row.getAttribute('data-status'), 'IN_PROGRESS', `${id} step ${n}`);
-      assert.equal(cells[2], want.acks, `${id} step ${n}`);
+      assert.equal(cells[acks], want.acks, `${id} step ${n}`);
       return null;
     }
     assert.equal(await row.getAttribute('data-status'), 'COMPLETED', `${id} step ${n}`);
-    assert.match(cells[2], /^(\d+)\/\1$/, `${id} step ${n}: every subtask acknowledged`);
-    return cells[5].trim();
+    assert.match(cells[acks], /^(\d+)\/\1$/, `${id} step ${n}: every subtask acknowledged`);
+    return cells[e2e].trim();
   }
   return null;
 }

@@ -277,8 +277,17 @@ pub fn app() -> Html {
     let playing = state.playing || state.catch_up.as_ref().is_some_and(|c| c.resume);
     let running = sim.status.is_live() && !busy;
     if state.embed {
+        // A tutorial step embedded (`#tutorial=…&embed=1`): its narration above the run, and
+        // "Open" leads to the step in the full playground.
+        let step = crate::tutorial::current(&state)
+            .map(|s| crate::tutorial::link::fragment(s.tutorial, s.step));
+        let open_full = step.as_ref().map_or_else(
+            || crate::share::full_app_href(&state),
+            |f| format!("{}{f}", crate::share::base_url()),
+        );
+        let tutorial = state.tutorial.clone();
         return html! {
-            <div id="barrierlab" class="app embed">
+            <div id="barrierlab" class={classes!("app", "embed", tutorial.is_some().then_some("with-tutorial"))}>
                 <header class="embed-bar">
                     <Controls
                         preset={state.preset.clone()}
@@ -291,16 +300,21 @@ pub fn app() -> Html {
                         compact=true
                     />
                     <span class="spacer" />
-                    <a id="open-full" href={crate::share::full_app_href(&state)} target="_blank" rel="noopener">
-                        { "Open in Barrier Lab ↗" }
+                    <a id="open-full" href={open_full} target="_blank" rel="noopener">
+                        { if step.is_some() { "Open this step in Barrier Lab ↗" } else { "Open in Barrier Lab ↗" } }
                     </a>
                 </header>
                 <main class="workspace embed-workspace">
+                    if let Some(view) = tutorial {
+                        <div class="area-tutorial">
+                            <TutorialPanel view={view} dispatch={dispatch.clone()} compact=true />
+                        </div>
+                    }
                     <Panel id="job-graph" title="Job graph" area="graph">
                         <JobGraph model={graph} vertical={false} onselect={Callback::noop()} selected={None::<(u32, u32)>} />
                     </Panel>
                     <Panel id="timeline" title="Timeline" area="timeline">
-                        <Timeline checkpoints={state.timeline.clone()} narrow={narrow} />
+                        <Timeline checkpoints={state.timeline.clone()} narrow={narrow} compact=true />
                     </Panel>
                 </main>
                 { status_bar }

@@ -8,12 +8,15 @@ use yew::prelude::*;
 use crate::components::share_bar::copy_to_clipboard;
 use crate::format::sim_time;
 use crate::state::{Action, State};
-use crate::tutorial::{link, spans, Session, Span, TutorialAction, TutorialView, TUTORIALS};
+use crate::tutorial::{link, spans, Session, Source, Span, TutorialAction, TutorialView};
 
 #[derive(Properties, PartialEq)]
 pub struct TutorialPanelProps {
     pub view: Rc<TutorialView>,
     pub dispatch: UseReducerDispatcher<State>,
+    /// The embed view: the step's narration and stop only, with a link to the full step.
+    #[prop_or_default]
+    pub compact: bool,
 }
 
 fn go(d: &UseReducerDispatcher<State>, action: TutorialAction) -> Callback<MouseEvent> {
@@ -26,9 +29,82 @@ pub fn tutorial_panel(p: &TutorialPanelProps) -> Html {
     match &*p.view {
         TutorialView::Picker { message } => picker(message.as_deref(), &p.dispatch),
         TutorialView::Step(s) => {
-            html! { <StepView session={s.clone()} dispatch={p.dispatch.clone()} /> }
+            html! { <StepView session={s.clone()} dispatch={p.dispatch.clone()} compact={p.compact} /> }
+        }
+        TutorialView::Loading { url, step } => {
+            html! { <LoadingView url={url.clone()} step={*step} dispatch={p.dispatch.clone()} /> }
         }
     }
+}
+
+#[derive(Properties, PartialEq)]
+struct LoadingProps {
+    url: String,
+    step: usize,
+    dispatch: UseReducerDispatcher<State>,
+}
+
+/// Fetches a tutorial file named by `#tutorial-url=` and hands it to the reducer.
+#[function_component(LoadingView)]
+fn loading_view(p: &LoadingProps) -> Html {
+    {
+        let (url, step, d) = (p.url.clone(), p.step, p.dispatch.clone());
+        use_effect_with(p.url.clone(), move |_| {
+            wasm_bindgen_futures::spawn_local(async move {
+                let text = fetch_text(&url).await;
+                d.dispatch(Action::Tutorial(TutorialAction::Loaded {
+                    source: Source::Url(url),
+                    text,
+                    step,
+                }));
+            });
+        });
+    }
+    html! {
+        <section id="tutorial" class="tutorial-band" aria-label="Tutorial" aria-busy="true">
+            <p id="tutorial-loading" class="muted">{ format!("Loading the tutorial file {} …", p.url) }</p>
+        </section>
+    }
+}
+
+/// The body of `url` as text, or a sentence saying why not.
+async fn fetch_text(url: &str) -> Result<String, String> {
+    use js_sys::{Function, Promise, Reflect};
+    use wasm_bindgen::{JsCast, JsValue};
+    use wasm_bindgen_futures::JsFuture;
+    let why = |e: JsValue| {
+        let detail = e
+            .dyn_ref::<js_sys::Error>()
+            .map(|e| String::from(e.message()))
+            .or_else(|| e.as_string())
+            .unwrap_or_else(|| "unknown error".into());
+        format!(
+            "Could not fetch the tutorial file “{url}”: {detail}. Check the address; a file on \
+             another site must be served with CORS (Access-Control-Allow-Origin)."
+        )
+    };
+    let response = JsFuture::from(gloo_utils::window().fetch_with_str(url))
+        .await
+        .map_err(why)?;
+    let field = |name: &str| Reflect::get(&response, &JsValue::from_str(name)).ok();
+    if field("ok").and_then(|v| v.as_bool()) != Some(true) {
+        let status = field("status").and_then(|v| v.as_f64()).unwrap_or(0.0);
+        return Err(format!(
+            "Could not fetch the tutorial file “{url}”: the server answered HTTP {status}."
+        ));
+    }
+    let text: Function = field("text")
+        .and_then(|f| f.dyn_into().ok())
+        .ok_or_else(|| why(JsValue::from_str("the response has no text")))?;
+    let promise: Promise = text
+        .call0(&response)
+        .and_then(|p| p.dyn_into())
+        .map_err(why)?;
+    JsFuture::from(promise)
+        .await
+        .map_err(why)?
+        .as_string()
+        .ok_or_else(|| why(JsValue::from_str("the response is not text")))
 }
 
 fn picker(message: Option<&str>, d: &UseReducerDispatcher<State>) -> Html {
@@ -36,7 +112,7 @@ fn picker(message: Option<&str>, d: &UseReducerDispatcher<State>) -> Html {
         <section id="tutorial" class="tutorial-band" aria-label="Tutorials">
             <div class="tutorial-head">
                 <strong class="tutorial-title">{ "Tutorials" }</strong>
-                <span class="muted">{ "Seed 000's five questions and its experiment, step by step." }</span>
+                <span class="muted">{ "Five questions about Flink's checkpointing and a hands-on experiment, step by step." }</span>
                 <span class="spacer" />
                 <button id="tutorial-close" onclick={go(d, TutorialAction::Close)}>{ "Close" }</button>
             </div>
@@ -44,16 +120,46 @@ fn picker(message: Option<&str>, d: &UseReducerDispatcher<State>) -> Html {
                 <p id="tutorial-error" class="tutorial-error" role="alert">{ m }</p>
             }
             <ol id="tutorial-picker" class="tutorial-picker">
-                { for TUTORIALS.iter().map(|t| html! {
+                { for crate::tutorial::all().into_iter().map(|t| html! {
                     <li>
-                        <button class="tutorial-pick" data-id={t.id}
-                                onclick={go(d, TutorialAction::Go(t.id.to_string(), 0))}>{ t.title }</button>
+                        <button class="tutorial-pick" data-id={t.id.clone()}
+                                onclick={go(d, TutorialAction::Go(t.id.clone(), 0))}>{ &t.title }</button>
                         <span class="muted">{ format!(" {} ({} steps)", t.summary, t.steps.len()) }</span>
                     </li>
                 }) }
             </ol>
+            <p class="tutorial-load muted">
+                <label for="tutorial-file">{ "Open a tutorial file (JSON, see docs/tutorials.md): " }</label>
+                <input id="tutorial-file" type="file" accept=".json,application/json" onchange={on_file(d)} />
+            </p>
         </section>
     }
+}
+
+/// A tutorial file chosen in the picker: read it and hand it to the reducer.
+fn on_file(d: &UseReducerDispatcher<State>) -> Callback<Event> {
+    let d = d.clone();
+    Callback::from(move |e: Event| {
+        let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+        let Some(file) = input.files().and_then(|f| f.get(0)) else {
+            return;
+        };
+        input.set_value("");
+        let d = d.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            let name = file.name();
+            let text = wasm_bindgen_futures::JsFuture::from(file.text())
+                .await
+                .ok()
+                .and_then(|t| t.as_string())
+                .ok_or_else(|| format!("Could not read the file “{name}”."));
+            d.dispatch(Action::Tutorial(TutorialAction::Loaded {
+                source: Source::File(name),
+                text,
+                step: 0,
+            }));
+        });
+    })
 }
 
 fn narration(text: &str) -> Html {
@@ -68,6 +174,7 @@ fn narration(text: &str) -> Html {
 struct StepProps {
     session: Session,
     dispatch: UseReducerDispatcher<State>,
+    compact: bool,
 }
 
 #[function_component(StepView)]
@@ -76,19 +183,20 @@ fn step_view(p: &StepProps) -> Html {
     let t = s.tutorial;
     let step = &t.steps[s.step];
     let n = t.steps.len();
-    let href = format!(
-        "{}{}",
-        crate::share::base_url(),
-        link::fragment(t.id, s.step)
-    );
+    let href = format!("{}{}", crate::share::base_url(), link::fragment(t, s.step));
     let copied = use_state(|| None::<bool>);
     // A new step: its URL goes into the address bar (no hashchange) and its panel into view.
     {
         let href = href.clone();
-        let panel = step.view.panel;
+        let panel = step.view.panel.as_deref();
         let copied = copied.clone();
-        use_effect_with((t.id, s.step, s.fingerprint.clone()), move |_| {
+        let compact = p.compact;
+        use_effect_with((t.id.as_str(), s.step, s.fingerprint.clone()), move |_| {
             copied.set(None);
+            if compact {
+                // An embed keeps its own URL and has no panels to scroll to.
+                return;
+            }
             if let Some(history) = web_sys::window().and_then(|w| w.history().ok()) {
                 let _ =
                     history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&href));
@@ -122,20 +230,35 @@ fn step_view(p: &StepProps) -> Html {
             <p id="tutorial-stop" class="tutorial-stop">{ format!("Paused {}.", step.until.label()) }</p>
         },
     };
-    let back = (s.step > 0).then(|| TutorialAction::Go(t.id.to_string(), s.step - 1));
-    let next = (s.step + 1 < n).then(|| TutorialAction::Go(t.id.to_string(), s.step + 1));
+    if p.compact {
+        return html! {
+            <section id="tutorial" class="tutorial-band compact" aria-label="Tutorial step"
+                     data-tutorial={t.id.clone()} data-step={(s.step + 1).to_string()}>
+                <div class="tutorial-head">
+                    <strong id="tutorial-title" class="tutorial-title">{ &t.title }</strong>
+                    <span id="tutorial-step-count" class="muted">{ format!("Step {} of {}", s.step + 1, n) }</span>
+                </div>
+                <h3 id="tutorial-step-title" class="tutorial-step-title">{ &step.title }</h3>
+                <p id="tutorial-text" class="tutorial-text">{ narration(&step.text) }</p>
+                { stop }
+                <code id="tutorial-fingerprint" hidden=true>{ &s.fingerprint }</code>
+            </section>
+        };
+    }
+    let back = (s.step > 0).then(|| TutorialAction::Go(t.id.clone(), s.step - 1));
+    let next = (s.step + 1 < n).then(|| TutorialAction::Go(t.id.clone(), s.step + 1));
     html! {
         <section id="tutorial" class="tutorial-band" aria-label="Tutorial"
-                 data-tutorial={t.id} data-step={(s.step + 1).to_string()}>
+                 data-tutorial={t.id.clone()} data-step={(s.step + 1).to_string()}>
             <div class="tutorial-head">
-                <strong id="tutorial-title" class="tutorial-title">{ t.title }</strong>
+                <strong id="tutorial-title" class="tutorial-title">{ &t.title }</strong>
                 <span id="tutorial-step-count" class="muted">{ format!("Step {} of {}", s.step + 1, n) }</span>
                 <span class="spacer" />
                 <button id="tutorial-all" onclick={go(&p.dispatch, TutorialAction::Picker)}>{ "All tutorials" }</button>
                 <button id="tutorial-close" onclick={go(&p.dispatch, TutorialAction::Close)}>{ "Exit" }</button>
             </div>
-            <h3 id="tutorial-step-title" class="tutorial-step-title">{ step.title }</h3>
-            <p id="tutorial-text" class="tutorial-text">{ narration(step.text) }</p>
+            <h3 id="tutorial-step-title" class="tutorial-step-title">{ &step.title }</h3>
+            <p id="tutorial-text" class="tutorial-text">{ narration(&step.text) }</p>
             { stop }
             <div class="tutorial-nav">
                 <button id="tutorial-back" disabled={back.is_none()}
@@ -143,7 +266,7 @@ fn step_view(p: &StepProps) -> Html {
                 <button id="tutorial-next" class="primary" disabled={next.is_none()}
                         onclick={next.map_or_else(Callback::noop, |a| go(&p.dispatch, a))}>{ "Next →" }</button>
                 <button id="tutorial-again" title="Re-run from the start to this step's stop"
-                        onclick={go(&p.dispatch, TutorialAction::Go(t.id.to_string(), s.step))}>{ "Run to this step again" }</button>
+                        onclick={go(&p.dispatch, TutorialAction::Go(t.id.clone(), s.step))}>{ "Run to this step again" }</button>
                 <span class="muted">{ "fingerprint " }<code id="tutorial-fingerprint">{ &s.fingerprint }</code></span>
                 <span class="spacer" />
                 <input id="tutorial-link" readonly=true value={href} aria-label="Link to this step" />

@@ -12,8 +12,10 @@ use crate::format::{micros, sim_time};
 /// Longest a step may run, in simulated time, before it reports that its condition never held.
 pub const STEP_BOUND: Micros = 120_000_000;
 
-/// The engine events a step can wait for (one per `TraceKind` a tutorial talks about).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The engine events a step can wait for (one per `TraceKind` a tutorial talks about). In a
+/// tutorial file they are written in kebab-case: `"mail-queued"`, `"barrier-received"`, ….
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Ev {
     /// `CheckpointCoordinator.startTriggeringCheckpoint`.
     Triggered,
@@ -93,8 +95,8 @@ impl Ev {
     }
 }
 
-/// When a step stops.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// When a step stops (in a tutorial file: `{"at": "300ms"}` or `{"event": "completed", …}`).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Until {
     /// At this simulated time.
     At(Micros),
@@ -104,17 +106,17 @@ pub enum Until {
     Event {
         ev: Ev,
         checkpoint: Option<u64>,
-        operator: Option<&'static str>,
+        operator: Option<String>,
         nth: u32,
     },
 }
 
 /// Shorthand for the common case: the first such event.
-pub const fn on(ev: Ev, checkpoint: Option<u64>, operator: Option<&'static str>) -> Until {
+pub fn on(ev: Ev, checkpoint: Option<u64>, operator: Option<&str>) -> Until {
     Until::Event {
         ev,
         checkpoint,
-        operator,
+        operator: operator.map(str::to_string),
         nth: 1,
     }
 }
@@ -127,7 +129,7 @@ impl Until {
             Until::Event {
                 ev,
                 checkpoint,
-                operator,
+                ref operator,
                 nth,
             } => {
                 let mut s = String::from("until ");
@@ -234,9 +236,9 @@ pub fn run_until(
         Until::Event {
             ev,
             checkpoint,
-            operator,
+            ref operator,
             nth,
-        } => (ev, checkpoint, operator, nth),
+        } => (ev, checkpoint, operator.as_deref(), nth),
     };
     // The newest triggered checkpoint, for kinds that carry no id.
     let mut current = sim

@@ -1,9 +1,12 @@
-//! Tutorial links: `#tutorial=<id>&step=<n>` (1-based step) opens a step, `#tutorials` the
-//! picker. Anything else is left to the scenario link codec (`#v1.…`).
+//! Tutorial links: `#tutorial=<id>&step=<n>` (1-based step) opens a step of a built-in tutorial,
+//! `#tutorial-url=<url>&step=<n>` one of a tutorial file fetched from `<url>`, `#tutorials` the
+//! picker. `&embed=1` shows the step in the compact embed view. Anything else is left to the
+//! scenario link codec (`#v1.…`).
 
 use std::rc::Rc;
 
-use super::session::{open, with_picker};
+use super::session::{open, with_picker, View};
+use super::{Source, Tutorial};
 use crate::state::{Speed, State};
 
 /// What a fragment asks for, if it is a tutorial fragment.
@@ -12,19 +15,35 @@ pub enum Request {
     Picker,
     /// Tutorial id and 0-based step, or why the step is not a number.
     Step(String, Result<usize, String>),
+    /// A tutorial file's URL (decoded) and 0-based step.
+    Url(String, Result<usize, String>),
 }
 
-pub fn parse(hash: &str) -> Option<Request> {
+/// A tutorial fragment: the request and whether it asks for the embed view.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Parsed {
+    pub request: Request,
+    pub embed: bool,
+}
+
+pub fn parse(hash: &str) -> Option<Parsed> {
     let body = hash.trim().trim_start_matches('#');
     if body == "tutorials" || body == "tutorial" {
-        return Some(Request::Picker);
+        return Some(Parsed {
+            request: Request::Picker,
+            embed: false,
+        });
     }
     let mut id = None;
+    let mut url = None;
     let mut step = Ok(0);
+    let mut embed = false;
     for part in body.split('&') {
         let (k, v) = part.split_once('=').unwrap_or((part, ""));
         match k {
             "tutorial" => id = Some(v.to_string()),
+            "tutorial-url" => url = Some(decode(v)),
+            "embed" => embed = v.is_empty() || v == "1",
             "step" => {
                 step = match v.parse::<usize>() {
                     Ok(n) if n >= 1 => Ok(n - 1),
@@ -36,48 +55,100 @@ pub fn parse(hash: &str) -> Option<Request> {
             _ => {}
         }
     }
-    let id = id?;
-    if id.is_empty() {
-        return Some(Request::Picker);
-    }
-    Some(Request::Step(id, step))
+    let request = match (id, url) {
+        (_, Some(url)) if !url.is_empty() => Request::Url(url, step),
+        (Some(id), _) if !id.is_empty() => Request::Step(id, step),
+        (Some(_), _) | (_, Some(_)) => Request::Picker,
+        (None, None) => return None,
+    };
+    Some(Parsed { request, embed })
 }
 
-/// The fragment for step `step` (0-based) of tutorial `id`.
-pub fn fragment(id: &str, step: usize) -> String {
-    format!("#tutorial={id}&step={}", step + 1)
+/// The fragment for step `step` (0-based) of tutorial `t`: by id for a built-in (or file)
+/// tutorial, by URL for one fetched from a URL.
+pub fn fragment(t: &Tutorial, step: usize) -> String {
+    match &t.source {
+        Some(Source::Url(url)) => format!("#tutorial-url={}&step={}", encode(url), step + 1),
+        _ => format!("#tutorial={}&step={}", t.id, step + 1),
+    }
+}
+
+/// Percent-encodes what would end the fragment's value or be misread (`%`, `&`, `#`, spaces,
+/// anything not ASCII).
+pub fn encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        match b {
+            b'%' | b'&' | b'#' | b'=' | b'+' => out.push_str(&format!("%{b:02X}")),
+            0x21..=0x7e => out.push(b as char),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// Undoes `encode` (and any other `%XX`); a malformed escape is kept as it is.
+pub fn decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            let hex = |c: u8| (c as char).to_digit(16);
+            if let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The state for `request`: the step, the picker saying why not, or (for a URL) the picker
+/// loading the file; the tutorial panel fetches it.
+fn state_for(base: &State, request: Request, speed: Speed) -> Result<State, Option<String>> {
+    match request {
+        Request::Picker => Err(None),
+        Request::Step(id, step) => step.and_then(|n| open(&id, n, speed)).map_err(Some),
+        Request::Url(url, step) => match step {
+            Err(e) => Err(Some(e)),
+            Ok(step) => {
+                let mut s = base.clone();
+                s.tutorial = Some(Rc::new(View::Loading { url, step }));
+                Ok(s)
+            }
+        },
+    }
 }
 
 /// The page's first state for a tutorial fragment: the step, or the seed demo with the picker
 /// saying why the link did not open.
 pub fn initial(hash: &str) -> Option<State> {
-    let request = parse(hash)?;
-    let fallback = |message: Option<String>| {
-        let mut s = (*with_picker(&State::initial(), message)).clone();
-        s.version = 0;
-        s
+    let Parsed { request, embed } = parse(hash)?;
+    let start = State::initial();
+    let mut state = match state_for(&start, request, Speed::One) {
+        Ok(state) => state,
+        Err(message) => (*with_picker(&start, message)).clone(),
     };
-    Some(match request {
-        Request::Picker => fallback(None),
-        Request::Step(id, step) => match step.and_then(|n| open(&id, n, Speed::One)) {
-            Ok(state) => state,
-            Err(message) => fallback(Some(message)),
-        },
-    })
+    state.version = 0;
+    state.embed = embed;
+    Some(state)
 }
 
 /// A tutorial fragment pasted into an open page; `None` if it is not one. A bad one keeps the
 /// running job and shows the picker with the message.
 pub fn on_hash(state: &Rc<State>, hash: &str) -> Option<Rc<State>> {
-    Some(match parse(hash)? {
-        Request::Picker => with_picker(state, None),
-        Request::Step(id, step) => match step.and_then(|n| open(&id, n, state.speed)) {
-            Ok(mut next) => {
-                next.version = state.version + 1;
-                Rc::new(next)
-            }
-            Err(message) => with_picker(state, Some(message)),
-        },
+    let Parsed { request, .. } = parse(hash)?;
+    Some(match state_for(state, request, state.speed) {
+        Ok(mut next) => {
+            next.version = state.version + 1;
+            next.embed = state.embed;
+            Rc::new(next)
+        }
+        Err(message) => with_picker(state, message),
     })
 }
 
@@ -85,23 +156,46 @@ pub fn on_hash(state: &Rc<State>, hash: &str) -> Option<Rc<State>> {
 mod tests {
     use super::*;
 
+    fn req(hash: &str) -> Option<Request> {
+        parse(hash).map(|p| p.request)
+    }
+
     #[test]
     fn fragments_parse() {
-        assert_eq!(parse("#tutorials"), Some(Request::Picker));
+        assert_eq!(req("#tutorials"), Some(Request::Picker));
         assert_eq!(
-            parse("#tutorial=alignment&step=3"),
+            req("#tutorial=alignment&step=3"),
             Some(Request::Step("alignment".into(), Ok(2)))
         );
         assert_eq!(
-            parse("#tutorial=alignment"),
+            req("#tutorial=alignment"),
             Some(Request::Step("alignment".into(), Ok(0)))
         );
         assert!(matches!(
-            parse("#tutorial=alignment&step=0"),
+            req("#tutorial=alignment&step=0"),
             Some(Request::Step(_, Err(_)))
         ));
-        assert_eq!(parse("#v1.abc&until=3s"), None);
-        assert_eq!(parse(""), None);
-        assert_eq!(fragment("alignment", 2), "#tutorial=alignment&step=3");
+        assert_eq!(req("#v1.abc&until=3s"), None);
+        assert_eq!(req(""), None);
+        let t = crate::tutorial::find("alignment").unwrap();
+        assert_eq!(fragment(t, 2), "#tutorial=alignment&step=3");
+        assert!(parse("#tutorial=alignment&step=2&embed=1").unwrap().embed);
+        assert!(!parse("#tutorial=alignment&step=2").unwrap().embed);
+    }
+
+    #[test]
+    fn url_fragments_round_trip() {
+        let url = "https://example.org/t/my tutorial.json?a=1&b=2#x";
+        let t = Tutorial {
+            id: "mine".into(),
+            title: String::new(),
+            summary: String::new(),
+            steps: Vec::new(),
+            source: Some(Source::Url(url.into())),
+        };
+        let f = fragment(&t, 1);
+        assert_eq!(f.matches('#').count(), 1, "{f}");
+        assert_eq!(req(&f), Some(Request::Url(url.into(), Ok(1))));
+        assert_eq!(decode("%E2%86%92%zz%"), "→%zz%");
     }
 }

@@ -2,7 +2,7 @@
 //! since the scenario last changed. Nothing depends on what the user did in between, which is
 //! what makes Back exact and a step link reproducible.
 
-use barrierlab_engine::scenario::{apply_set, preset, Fault, Scenario};
+use barrierlab_engine::scenario::{apply_set, preset, Scenario};
 use barrierlab_engine::sim::Simulation;
 
 use super::{run_until, Hit, Setup, Tutorial};
@@ -20,15 +20,12 @@ pub struct Reached {
 
 /// The scenario a setup describes; a bad preset or override is a message.
 pub fn scenario(setup: &Setup) -> Result<Scenario, String> {
-    let mut s = preset(setup.preset).ok_or_else(|| format!("unknown preset '{}'", setup.preset))?;
-    for assignment in setup.set {
+    let mut s =
+        preset(&setup.preset).ok_or_else(|| format!("unknown preset '{}'", setup.preset))?;
+    for assignment in &setup.set {
         apply_set(&mut s, assignment)?;
     }
-    for fault in setup.faults {
-        let fault: Fault =
-            serde_json::from_str(fault).map_err(|e| format!("bad fault {fault}: {e}"))?;
-        s.faults.push(fault);
-    }
+    s.faults.extend(setup.faults.iter().cloned());
     Ok(s)
 }
 

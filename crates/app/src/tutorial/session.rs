@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use barrierlab_engine::types::Micros;
 
-use super::{find, reach, Highlight, Hit, Tutorial, TUTORIALS};
+use super::{all, find, reach, Highlight, Hit, Tutorial};
 use crate::state::State;
 
 /// What the tutorial band shows.
@@ -18,6 +18,11 @@ pub enum View {
         message: Option<String>,
     },
     Step(Session),
+    /// A tutorial file being fetched from `url`, to open at `step` (0-based).
+    Loading {
+        url: String,
+        step: usize,
+    },
 }
 
 /// A tutorial stopped at one of its steps.
@@ -40,12 +45,19 @@ pub enum TutorialAction {
     Close,
     /// Open tutorial `id` at step `n` (0-based).
     Go(String, usize),
+    /// A tutorial file arrived (its text, or why it could not be read) from `source`: check
+    /// it, add it to the picker and open its step `n`.
+    Loaded {
+        source: super::Source,
+        text: Result<String, String>,
+        step: usize,
+    },
 }
 
 /// Why `id`/`step` does not name a step.
 pub fn check(id: &str, step: usize) -> Result<&'static Tutorial, String> {
     let t = find(id).ok_or_else(|| {
-        let ids: Vec<&str> = TUTORIALS.iter().map(|t| t.id).collect();
+        let ids: Vec<&str> = all().into_iter().map(|t| t.id.as_str()).collect();
         format!(
             "There is no tutorial “{id}”. The tutorials are: {}.",
             ids.join(", ")
@@ -76,12 +88,12 @@ pub fn open(id: &str, step: usize, speed: crate::state::Speed) -> Result<State, 
         stop_time: r.sim.now,
         fingerprint: r.sim.fingerprint(),
     };
-    let inspected = match s.view.highlight {
+    let inspected = match &s.view.highlight {
         Highlight::Stop => r.hit.as_ref().and_then(|h| h.task),
-        Highlight::Task(op, subtask) => task_index(&r.sim, op, subtask),
+        Highlight::Task(op, subtask) => task_index(&r.sim, op, *subtask),
         Highlight::None => None,
     };
-    let mut state = State::with_sim(r.sim, None, s.setup.preset, false, speed);
+    let mut state = State::with_sim(r.sim, None, &s.setup.preset, false, speed);
     state.travel = Rc::new(RefCell::new(r.travel));
     state.custom = custom;
     state.inspected = inspected;
@@ -119,11 +131,28 @@ pub fn reduce(state: Rc<State>, action: TutorialAction) -> Rc<State> {
         TutorialAction::Go(id, step) => match open(&id, step, state.speed) {
             Ok(mut next) => {
                 next.version = state.version + 1;
+                next.embed = state.embed;
                 Rc::new(next)
             }
             Err(message) => with_picker(&state, Some(message)),
         },
+        TutorialAction::Loaded { source, text, step } => {
+            match text.and_then(|text| load(&text, source)) {
+                Ok(t) => reduce(state, TutorialAction::Go(t.id.clone(), step)),
+                Err(message) => with_picker(&state, Some(message)),
+            }
+        }
     }
+}
+
+/// Parses a tutorial file from `source` and adds it to the page's tutorials.
+pub fn load(text: &str, source: super::Source) -> Result<&'static Tutorial, String> {
+    let name = match &source {
+        super::Source::Url(u) | super::Source::File(u) => format!("“{u}”"),
+    };
+    let mut t = super::file::parse(text, &name)?;
+    t.source = Some(source);
+    super::register(t)
 }
 
 /// The step the page shows, if it shows one.

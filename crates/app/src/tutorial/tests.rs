@@ -24,8 +24,8 @@ fn completed(sim: &Simulation, id: u64) -> (u64, u64) {
 
 #[test]
 fn every_step_reaches_its_condition_deterministically() {
-    assert_eq!(TUTORIALS.len(), 6);
-    for t in TUTORIALS {
+    assert_eq!(built_in().len(), 6, "every built-in tutorial file parses");
+    for t in built_in() {
         let mut last = (None, 0, String::new());
         for (k, step) in t.steps.iter().enumerate() {
             let r = reach(t, k).unwrap_or_else(|e| panic!("{} step {}: {e}", t.id, k + 1));
@@ -44,7 +44,7 @@ fn every_step_reaches_its_condition_deterministically() {
                 );
             }
             // Within one setup, steps move forward and each shows something new.
-            if last.0 == Some(step.setup) {
+            if last.0.as_ref() == Some(&step.setup) {
                 assert!(
                     r.sim.now >= last.1,
                     "{} step {} went back in time",
@@ -59,7 +59,7 @@ fn every_step_reaches_its_condition_deterministically() {
                     k + 1
                 );
             }
-            last = (Some(step.setup), r.sim.now, r.sim.fingerprint());
+            last = (Some(step.setup.clone()), r.sim.now, r.sim.fingerprint());
             let again = reach(t, k).unwrap();
             assert_eq!(again.sim.fingerprint(), r.sim.fingerprint());
         }
@@ -194,9 +194,14 @@ fn a_step_that_points_at_a_subtask_selects_it_without_opening_its_fault_menu() {
     use crate::state::{Action, Speed};
     use std::rc::Rc;
     use yew::Reducible;
-    let (id, step) = TUTORIALS
+    let (id, step) = built_in()
         .iter()
-        .flat_map(|t| t.steps.iter().enumerate().map(move |(i, s)| (t.id, i, s)))
+        .flat_map(|t| {
+            t.steps
+                .iter()
+                .enumerate()
+                .map(move |(i, s)| (t.id.as_str(), i, s))
+        })
         .find(|(_, _, s)| matches!(s.view.highlight, Highlight::Task(..)))
         .map(|(id, i, _)| (id, i))
         .expect("some step points at a subtask");
@@ -213,4 +218,162 @@ fn a_step_that_points_at_a_subtask_selects_it_without_opening_its_fault_menu() {
     let again = clicked.reduce(Action::Inspect(Some(task)));
     assert_eq!(again.inspected, None);
     assert!(!again.fault_menu_open);
+}
+
+#[test]
+fn every_built_in_file_parses_and_round_trips() {
+    for (name, json) in BUILT_IN {
+        let t = file::parse(json, name).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            format!("{}.json", t.id),
+            *name,
+            "a file is named after its id"
+        );
+        let again = file::parse(&file::to_json(&t), name).unwrap();
+        assert_eq!(again, t, "{name} round trips");
+    }
+}
+
+#[test]
+fn tutorial_texts_describe_the_job_instead_of_citing_unpublished_documents() {
+    for t in built_in() {
+        let texts = std::iter::once(&t.summary)
+            .chain(std::iter::once(&t.title))
+            .chain(t.steps.iter().flat_map(|s| [&s.title, &s.text]));
+        for text in texts {
+            let lower = text.to_lowercase();
+            for bad in ["seed 000", "the seed", "seed's", "§"] {
+                assert!(!lower.contains(bad), "{}: “{bad}” in “{text}”", t.id);
+            }
+        }
+    }
+}
+
+/// A minimal valid file with `step` as its only step.
+fn one_step(step: &str) -> String {
+    format!(r#"{{"id": "mine", "title": "T", "summary": "S", "steps": [{step}]}}"#)
+}
+
+#[test]
+fn a_bad_tutorial_file_says_what_is_wrong() {
+    let ok = r#"{"title": "a", "text": "b", "setup": {"preset": "seed-demo"}, "until": {"event": "completed", "checkpoint": 1}}"#;
+    assert!(file::parse(&one_step(ok), "x").is_ok());
+    let cases: &[(&str, &str)] = &[
+        ("not json", "expected"),
+        (
+            r#"{"id": "Mine!", "title": "T", "summary": "S", "steps": []}"#,
+            "“id”",
+        ),
+        (
+            r#"{"id": "mine", "title": "T", "summary": "S", "steps": []}"#,
+            "“steps” is empty",
+        ),
+        (
+            r#"{"id": "mine", "title": "T", "summary": "S", "steps": [], "colour": 1}"#,
+            "unknown field `colour`",
+        ),
+        (
+            r#"{"format": "barrierlab-tutorial/9", "id": "m", "title": "T", "summary": "S", "steps": [{}]}"#,
+            "“format”",
+        ),
+        (
+            &one_step(r#"{"title": "a", "text": "b", "until": {"at": "1s"}}"#),
+            "the first step needs a “setup”",
+        ),
+        (
+            &one_step(
+                r#"{"title": "a", "text": "b", "setup": {"preset": "nope"}, "until": {"at": "1s"}}"#,
+            ),
+            "no preset “nope”",
+        ),
+        (
+            &one_step(
+                r#"{"title": "a", "text": "b", "setup": {"preset": "seed-demo", "set": ["no.such.key=1"]}, "until": {"at": "1s"}}"#,
+            ),
+            "step 1 (“a”): setup:",
+        ),
+        (
+            &one_step(
+                r#"{"title": "a", "text": "b", "setup": {"preset": "seed-demo"}, "until": {"event": "complted"}}"#,
+            ),
+            "unknown variant `complted`",
+        ),
+        (
+            &one_step(
+                r#"{"title": "a", "text": "b", "setup": {"preset": "seed-demo"}, "until": {}}"#,
+            ),
+            "exactly one of “at”",
+        ),
+        (
+            &one_step(
+                r#"{"title": "a", "text": "b", "setup": {"preset": "seed-demo"}, "until": {"at": "soon"}}"#,
+            ),
+            "until.at",
+        ),
+        (
+            &one_step(
+                r#"{"title": "a", "text": "b", "setup": {"preset": "seed-demo"}, "until": {"event": "commit", "operator": "count-per-kye"}}"#,
+            ),
+            "no operator “count-per-kye”",
+        ),
+        (
+            &one_step(
+                r#"{"title": "a", "text": "b", "setup": {"preset": "seed-demo"}, "until": {"event": "commit", "nth": 0}}"#,
+            ),
+            "counts from 1",
+        ),
+        (
+            &one_step(
+                r#"{"title": "a", "text": "b", "setup": {"preset": "seed-demo"}, "until": {"at": "1s"}, "view": {"panel": "nowhere"}}"#,
+            ),
+            "no panel “nowhere”",
+        ),
+        (
+            &one_step(
+                r#"{"title": "a", "text": "b", "setup": {"preset": "seed-demo"}, "until": {"at": "1s"}, "view": {"highlight": "all"}}"#,
+            ),
+            "view.highlight",
+        ),
+    ];
+    for (json, want) in cases {
+        let err = file::parse(json, "“mine.json”").expect_err(json);
+        assert!(
+            err.starts_with("The tutorial file “mine.json” cannot be used: "),
+            "{err}"
+        );
+        assert!(err.contains(want), "{json}\n→ {err}\n(wanted “{want}”)");
+    }
+    // A built-in id cannot be taken over by a loaded file.
+    let mut t = file::parse(&one_step(ok), "x").unwrap();
+    t.id = "alignment".into();
+    assert!(register(t).unwrap_err().contains("built-in"));
+}
+
+#[test]
+fn the_documented_example_file_parses_and_runs() {
+    let json = include_str!("../../../../docs/tutorial-example.json");
+    let t = file::parse(json, "docs/tutorial-example.json").unwrap_or_else(|e| panic!("{e}"));
+    for k in 0..t.steps.len() {
+        let r = reach(&t, k).unwrap();
+        assert_eq!(r.error, None, "step {}", k + 1);
+    }
+}
+
+/// Every step of every built-in tutorial lands on the trace fingerprint it had before the
+/// tutorials moved from Rust statics into JSON files (`fingerprints.txt`: id, step, fingerprint).
+#[test]
+fn built_in_steps_land_on_their_recorded_fingerprints() {
+    let mut want = include_str!("fingerprints.txt").lines();
+    for t in built_in() {
+        for k in 0..t.steps.len() {
+            let got = format!(
+                "{} {} {}",
+                t.id,
+                k + 1,
+                reach(t, k).unwrap().sim.fingerprint()
+            );
+            assert_eq!(Some(got.as_str()), want.next());
+        }
+    }
+    assert_eq!(want.next(), None, "a step is missing");
 }

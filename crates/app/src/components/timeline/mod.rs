@@ -29,6 +29,10 @@ pub struct TimelineProps {
     /// A narrower drawing for phones.
     #[prop_or_default]
     pub narrow: bool,
+    /// The embed view: the newest checkpoint (and, while it is in progress, the newest finished
+    /// one) drawn to the width available, without the zoom toolbar.
+    #[prop_or_default]
+    pub compact: bool,
 }
 
 /// Where a client x falls across the chart, as a fraction of the visible window.
@@ -125,6 +129,14 @@ pub fn timeline(p: &TimelineProps) -> Html {
         .map(|cp| cp.id);
     let cps: Vec<&TimelineCheckpoint> = match &pinned_cp {
         Some(cp) => vec![cp],
+        None if p.compact => {
+            let n = p
+                .checkpoints
+                .iter()
+                .position(|c| c.status != "IN_PROGRESS")
+                .map_or(1, |i| i + 1);
+            p.checkpoints.iter().take(n.clamp(1, 2)).collect()
+        }
         None => {
             let mut rows = 0;
             p.checkpoints
@@ -247,14 +259,14 @@ pub fn timeline(p: &TimelineProps) -> Html {
     html! {
         <div class="timeline-wrap" ref={wrap_ref} tabindex="0" onkeydown={onkeydown}
              aria-label="Checkpoint timeline: + and - zoom, arrow keys pan, 0 resets">
-            { toolbar }
+            if !p.compact { { toolbar } }
             if cps.is_empty() {
                 <p class="empty">{ "Per-subtask checkpoint phases appear here once a checkpoint is triggered." }</p>
             } else {
             <div class="timeline-scroll">
                 <svg ref={svg_ref} class={classes!("timeline", (view.zoom > 1.0).then_some("zoomed"))}
                      viewBox={format!("0 0 {} {height}", d.w)}
-                     style={format!("min-width: {}px", if p.narrow { d.w } else { d.w * 0.7 })} role="img"
+                     style={if p.compact { String::new() } else { format!("min-width: {}px", if p.narrow { d.w } else { d.w * 0.7 }) }} role="img"
                      aria-label="Checkpoint timeline: per-subtask phases after the trigger"
                      onmousedown={onmousedown} onmousemove={onmousemove} onmouseup={end_drag.clone()} onmouseleave={end_drag}>
                     { draw::axis(ax, t1, height) }
