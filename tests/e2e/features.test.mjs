@@ -279,11 +279,12 @@ test('export as Flink job: the current scenario (seed, faults) as a zip, run.sh 
   await page.click('#fault-kill');
   await page.waitForFunction(() => !document.querySelector('#rerun-progress'), null, { timeout: 30000 });
   const [download] = await Promise.all([page.waitForEvent('download', { timeout: 10000 }), page.click('#export-flink')]);
-  assert.equal(download.suggestedFilename(), 'seed-2pc-flink-job.zip');
+  // An edited preset exports under its own name (custom: seed-2pc + 1 fault).
+  assert.equal(download.suggestedFilename(), 'custom-seed-2pc-1-fault-flink-job.zip');
   const path = `tests/e2e/screenshots/${download.suggestedFilename()}`;
   await download.saveAs(path);
   const zip = readZip(await readFile(path));
-  const dir = 'seed-2pc-flink-job/';
+  const dir = 'custom-seed-2pc-1-fault-flink-job/';
   assert.ok([...zip.keys()].every((n) => n.startsWith(dir)), `entries outside ${dir}: ${[...zip.keys()]}`);
   const run = zip.get(`${dir}run.sh`);
   assert.ok(run, 'run.sh missing');
@@ -296,7 +297,7 @@ test('export as Flink job: the current scenario (seed, faults) as a zip, run.sh 
   assert.deepEqual(scenario.faults.map((f) => f.kill?.task ?? Object.keys(f)[0]), ['count-per-key#1']);
   // How to run it, next to the button.
   const hint = await page.textContent('#flink-export-message');
-  assert.match(hint, /seed-2pc-flink-job\.zip/);
+  assert.match(hint, /custom-seed-2pc-1-fault-flink-job\.zip/);
   assert.match(hint, /unzip, then \.\/run\.sh --seconds 30; needs Java 17/);
   assert.match(hint, /pip install --no-deps apache-flink-libraries==2\.3\.0/);
   await panelShot(page, '#timeline', 'export-flink-job');
@@ -316,7 +317,7 @@ test('export as Flink job: a scenario Flink cannot express is refused with the r
   await page.click('#export-flink');
   const message = page.locator('#flink-export-message[role="alert"]');
   await message.waitFor({ timeout: 5000 });
-  assert.match(await message.textContent(), /^Cannot export scenario 'seed-demo' as a Flink job:/);
+  assert.match(await message.textContent(), /^Cannot export scenario 'custom: seed-demo \+ 1 fault' as a Flink job:/);
   assert.match(await message.textContent(), /"decline".*not exportable: a plain job cannot make a task decline/);
   await page.waitForTimeout(1000);
   assert.equal(downloads, 0, 'a refused export downloaded something');

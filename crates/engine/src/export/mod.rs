@@ -54,16 +54,16 @@ pub fn export_flink_job(scenario: &Scenario) -> Result<Vec<ExportedFile>, String
 /// A directory name from a scenario name: letters, digits, `-` and `_` (the playground names
 /// its download after it too).
 pub fn slug(name: &str) -> String {
-    let s: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    // Runs of anything else become one '-': "custom: seed-2pc + 1 fault" → "custom-seed-2pc-1-fault".
+    let mut s = String::with_capacity(name.len());
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            s.push(c);
+        } else if !s.ends_with('-') {
+            s.push('-');
+        }
+    }
+    let s = s.trim_matches('-').to_string();
     if s.is_empty() {
         "scenario".into()
     } else {

@@ -383,3 +383,15 @@ fn names_become_safe_java_literals() {
     );
     assert!(!java.contains("*/ \\u000a'"), "{java}");
 }
+
+#[test]
+fn directory_names_read_like_the_scenario_name() {
+    use super::slug;
+    assert_eq!(slug("seed-2pc"), "seed-2pc");
+    assert_eq!(
+        slug("custom: seed-2pc + 1 fault"),
+        "custom-seed-2pc-1-fault"
+    );
+    assert_eq!(slug("my_job (v2)"), "my_job-v2");
+    assert_eq!(slug(" :: "), "scenario");
+}
