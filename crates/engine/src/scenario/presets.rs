@@ -1,4 +1,4 @@
-//! Ready-made scenarios: the seed's job in its measured variants (`flink-model.md` §9) and a few
+//! Ready-made scenarios: the demo job in its measured variants (`flink-model.md` §9) and a few
 //! shapes worth exploring.
 
 use std::collections::BTreeMap;
