@@ -1,19 +1,24 @@
 //! Progress of a long `run` on a terminal: a bar on stderr, in simulated time. Nothing at all when
 //! stderr is not a terminal (piped, redirected, CI, tests), so scripts read only the report.
 
-use std::io::IsTerminal;
-use std::time::Duration;
-
 use barrierlab_engine::sim::Simulation;
-use barrierlab_engine::types::{Micros, MICROS_PER_MS, MICROS_PER_SEC};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use barrierlab_engine::types::Micros;
+#[cfg(not(target_arch = "wasm32"))]
+use {
+    barrierlab_engine::types::{MICROS_PER_MS, MICROS_PER_SEC},
+    indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle},
+    std::io::IsTerminal,
+    std::time::Duration,
+};
 
 /// Simulated time between two looks at the bar. Slicing changes nothing: `run_until(a)` then
 /// `run_until(b)` is `run_until(b)` (engine test
 /// `determinism::stepping_granularity_does_not_change_the_run`).
+#[cfg(not(target_arch = "wasm32"))]
 const SLICE: Micros = 100 * MICROS_PER_MS;
 
 /// `12.3 s`: simulated time for the bar.
+#[cfg(not(target_arch = "wasm32"))]
 fn seconds(us: Micros) -> String {
     format!(
         "{}.{} s",
@@ -22,7 +27,14 @@ fn seconds(us: Micros) -> String {
     )
 }
 
+/// Runs `sim` to `until` (the CLI is built for wasm32 only to be checked: no terminal there).
+#[cfg(target_arch = "wasm32")]
+pub fn run_until(sim: &mut Simulation, until: Micros) {
+    sim.run_until(until);
+}
+
 /// Runs `sim` to `until`, with a progress bar on stderr if it is a terminal.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn run_until(sim: &mut Simulation, until: Micros) {
     if !std::io::stderr().is_terminal() {
         sim.run_until(until);
