@@ -56,10 +56,10 @@ test('subtasks in the job graph are reached with Tab, show a focus ring and are 
     });
   }
   assert.ok(reached, 'Tab never reached a subtask');
-  assert.match(reached.label, /#\d+ — back pressure (OK|LOW|HIGH)/);
+  assert.match(reached.label, /#\d+ — busy [\d.]+ ?%, back pressure (OK|LOW|HIGH)/);
   // The focus ring: the accent colour, wider than any other outline.
   const ring = await page.evaluate(() => {
-    const r = document.activeElement.querySelector('rect');
+    const r = document.activeElement.querySelector('rect.busy-fill');
     const accent = getComputedStyle(document.documentElement).getPropertyValue('--accent').trim();
     return { width: getComputedStyle(r).strokeWidth, stroke: getComputedStyle(r).stroke, accent };
   });

@@ -243,7 +243,7 @@ fn render_vertex(
                     })
                 };
                 let is_selected = selected == Some((v.id, s.index));
-                let label = format!("{} — back pressure {}", subtask_label(&v.name, s.index), s.level.to_ascii_uppercase());
+                let label = format!("{} — busy {}, back pressure {}", subtask_label(&v.name, s.index), format::percent(s.busy), s.level.to_ascii_uppercase());
                 html! {
                     <g class={classes!("subtask", format!("bp-{}", s.level), s.finished.then_some("finished"), is_selected.then_some("selected"))}
                        data-subtask={s.index.to_string()} data-level={s.level} {onclick} {onkeydown} role="button"
