@@ -16,23 +16,65 @@ const TYPES = {
   '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png', '.json': 'application/json',
 };
 
-/** Serves dist/ on an ephemeral loopback port. Resolves to { url, close }. */
-export async function serveDist() {
+/**
+ * Serves dist/ on an ephemeral loopback port. Resolves to { url, close, hold, requests }.
+ *
+ * `prefix` serves the site under a sub-path, as static hosting does (`/barrier-lab/`): `url` ends
+ * with it, anything outside it is 404, and the prefix without its slash redirects to it.
+ * `hold(pattern)` holds back the responses to paths matching `pattern` (a slow link) until the
+ * `release()` it returns is called; `requests` lists every path asked for with its status.
+ */
+export async function serveDist({ prefix = '/' } = {}) {
+  if (!prefix.startsWith('/') || !prefix.endsWith('/')) throw new Error(`prefix ${prefix}: /…/`);
+  const held = [];
+  const requests = [];
   const server = createServer(async (req, res) => {
-    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    const url = new URL(req.url, 'http://x');
+    const full = decodeURIComponent(url.pathname);
+    const reply = (status, headers, body) => {
+      requests.push({ path: full, status });
+      res.writeHead(status, headers).end(body);
+    };
+    if (full + '/' === prefix) { reply(301, { location: prefix + url.search }); return; }
+    if (!full.startsWith(prefix)) { reply(404, {}, 'not found'); return; }
+    const path = '/' + full.slice(prefix.length);
     const file = normalize(join(DIST, path.endsWith('/') ? path + 'index.html' : path));
-    if (!file.startsWith(DIST)) { res.writeHead(403).end(); return; }
+    if (!file.startsWith(DIST)) { reply(403, {}); return; }
+    const hold = held.find((h) => h.pattern.test(path));
+    if (hold) { hold.requested(); await hold.released; }
     try {
       const body = await readFile(file);
-      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
-      res.end(body);
+      reply(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' }, body);
     } catch {
-      res.writeHead(404).end('not found');
+      reply(404, {}, 'not found');
     }
   });
   await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
   const { port } = server.address();
-  return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((ok) => server.close(ok)) };
+  return {
+    url: `http://127.0.0.1:${port}${prefix}`,
+    origin: `http://127.0.0.1:${port}`,
+    requests,
+    /** Holds responses to matching paths; `requested` resolves on the first such request. */
+    hold(pattern) {
+      const h = { pattern };
+      h.released = new Promise((ok) => { h.release = ok; });
+      const requested = new Promise((ok) => { h.requested = ok; });
+      held.push(h);
+      return {
+        requested,
+        release() {
+          if (held.includes(h)) held.splice(held.indexOf(h), 1);
+          h.release();
+        },
+      };
+    },
+    close: () => {
+      for (const h of held.splice(0)) h.release();
+      server.closeAllConnections?.();
+      return new Promise((ok) => server.close(ok));
+    },
+  };
 }
 
 export async function launch() {

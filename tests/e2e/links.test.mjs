@@ -43,6 +43,27 @@ test('a link opens its scenario with its options', async () => {
   await page.close();
 });
 
+test('until= is bounded: a link asking for 2 h stops at 600 s and says so', async () => {
+  const frag = cliLink('--preset', 'seed-demo', '--until', '2h');
+  assert.match(frag, /&until=7200s$/);
+  const { page, errors } = await openPage(browser, site.url + frag);
+  await page.waitForSelector('#link-error', { timeout: 15000 });
+  const text = await page.textContent('#link-error');
+  assert.match(text, /This link runs to t = 7200\.000 s, but a link opens at most 600 s into its run: it stops at t = 600\.000 s\./);
+  assert.match(text, /Press Play to go on from there\./);
+  const t0 = Date.now();
+  await waitPaused(page);
+  console.log(`until=2h: caught up to the 600 s bound in ${Date.now() - t0} ms`);
+  assert.match(await simTime(page), /t = 600\.000 s/);
+  await screenshot(page, 'link-until-bounded');
+  // Play goes on past the bound.
+  await page.click('#play');
+  await page.waitForFunction(() => !/t = 600\.000 s/.test(document.querySelector('#sim-time').textContent),
+    null, { timeout: 10000 });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('a bad link says why, falls back to the seed demo and can be dismissed', async () => {
   const { page, errors } = await openPage(browser, site.url + '#v1.!!!notbase64&until=3s');
   await page.waitForSelector('#link-error', { timeout: 15000 });

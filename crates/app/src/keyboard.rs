@@ -18,6 +18,7 @@ pub const SHORTCUTS: &[(&str, &str)] = &[
     ("r", "reset the job (same preset and seed)"),
     ("+ −", "timeline (focused): zoom in / out; ctrl + wheel over it too"),
     ("← → 0", "timeline (focused): pan; reset the zoom (or drag the chart)"),
+    ("Tab ↵", "job graph: reach a subtask; Enter or Space selects it for the inspector"),
     ("?", "show / hide this help"),
     ("Esc", "close this help"),
 ];

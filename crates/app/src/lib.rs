@@ -37,5 +37,6 @@ pub fn start() {
             &wasm_bindgen::memory(),
         );
     }
+    // Renders into <body>, replacing what index.html shows meanwhile (the loading indicator).
     yew::Renderer::<App>::new().render();
 }

@@ -5,10 +5,12 @@
 use std::rc::Rc;
 
 use barrierlab_engine::scenario::{preset, Scenario, PRESETS};
-use barrierlab_engine::share::{decode, encode, Link, LinkOptions};
+use barrierlab_engine::share::{decode, encode, Link, LinkOptions, MAX_UNTIL};
 use barrierlab_engine::sim::Simulation;
+use barrierlab_engine::types::{Micros, MICROS_PER_SEC};
 
 use crate::faults::CatchUp;
+use crate::format::sim_time;
 use crate::state::{Speed, State, DEFAULT_PRESET};
 
 /// The page's fragment (`#v1.…`), or an empty string.
@@ -107,10 +109,20 @@ pub fn state_from_link(link: Link) -> Result<State, String> {
     state.custom = name.is_none();
     if let Some(until) = options.until {
         state.catch_up = Some(CatchUp {
-            target: until,
+            target: until.min(MAX_UNTIL),
             resume: autoplay,
             next_action: 0,
         });
+        if until > MAX_UNTIL {
+            state.notice = Some((
+                until_bound_message(until),
+                if autoplay {
+                    "It plays on from there."
+                } else {
+                    "Press Play to go on from there."
+                },
+            ));
+        }
     }
     state.embed = options.embed;
     state.link = Some(Rc::new(options));
@@ -125,6 +137,16 @@ pub fn state_from_scenario(scenario: Scenario, speed: Speed) -> Result<State, St
     let mut state = State::with_sim(sim, None, base.unwrap_or(DEFAULT_PRESET), true, speed);
     state.custom = name.is_none();
     Ok(state)
+}
+
+/// Why a link's `until` past [`MAX_UNTIL`] stopped short.
+fn until_bound_message(until: Micros) -> String {
+    format!(
+        "This link runs to t = {}, but a link opens at most {} s into its run: it stops at t = {}.",
+        sim_time(until),
+        MAX_UNTIL / MICROS_PER_SEC,
+        sim_time(MAX_UNTIL)
+    )
 }
 
 /// The options a link for the current run carries: the time if paused, and the speed.
@@ -183,6 +205,38 @@ mod tests {
         assert_eq!(speed_from_option("3"), Some(Speed::Two));
         assert_eq!(speed_from_option("1000"), Some(Speed::Max));
         assert_eq!(speed_from_option("x"), None);
+    }
+
+    fn opened(until: Micros, autoplay: Option<bool>) -> State {
+        let options = LinkOptions {
+            until: Some(until),
+            autoplay,
+            ..LinkOptions::default()
+        };
+        state_from_hash(&encode(&preset("seed-demo").unwrap(), &options))
+            .unwrap()
+            .unwrap()
+    }
+
+    #[test]
+    fn until_past_the_bound_stops_at_it_and_says_so() {
+        let s = opened(2 * 3_600 * MICROS_PER_SEC, None);
+        let c = s.catch_up.as_ref().unwrap();
+        assert_eq!(c.target, MAX_UNTIL);
+        assert!(!c.resume);
+        let (message, outcome) = s.notice.clone().unwrap();
+        assert_eq!(
+            message,
+            "This link runs to t = 7200.000 s, but a link opens at most 600 s into its run: it stops at t = 600.000 s."
+        );
+        assert_eq!(outcome, "Press Play to go on from there.");
+        let s = opened(MAX_UNTIL + 1, Some(true));
+        assert_eq!(s.catch_up.as_ref().unwrap().target, MAX_UNTIL);
+        assert_eq!(s.notice.unwrap().1, "It plays on from there.");
+        // Up to the bound, a link runs to its time without a word.
+        let s = opened(MAX_UNTIL, None);
+        assert_eq!(s.catch_up.as_ref().unwrap().target, MAX_UNTIL);
+        assert_eq!(s.notice, None);
     }
 
     #[test]

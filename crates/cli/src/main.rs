@@ -11,6 +11,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 mod bench;
 mod export;
 mod fuzz;
+mod progress;
 mod replay;
 mod run;
 mod scenario_args;

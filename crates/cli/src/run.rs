@@ -45,7 +45,7 @@ pub fn run(args: RunArgs) -> Result<(), String> {
     let scenario = args.scenario.load()?;
     let until = run_time(&args.seconds)?;
     let mut sim = Simulation::new(scenario)?;
-    sim.run_until(until);
+    crate::progress::run_until(&mut sim, until);
     if let Some(id) = args.why {
         return print_why(&sim, id, args.format);
     }

@@ -1,8 +1,8 @@
 //! `barrierlab share`: a scenario as a playground link, and `share --decode LINK` back.
 
 use barrierlab_engine::scenario::Scenario;
-use barrierlab_engine::share::{check_scenario, decode, encode, LinkOptions};
-use barrierlab_engine::types::{parse_duration, Micros};
+use barrierlab_engine::share::{check_scenario, decode, encode, LinkOptions, MAX_UNTIL};
+use barrierlab_engine::types::{parse_duration, Micros, MICROS_PER_SEC};
 
 use crate::scenario_args::ScenarioArgs;
 
@@ -82,6 +82,16 @@ pub fn run(args: ShareArgs) -> Result<(), String> {
     // A link that does not load is worse than no link: refuse here, with the decoder's words.
     check_scenario(&scenario).map_err(|e| e.to_string())?;
     options.check().map_err(|e| e.to_string())?;
+    // It loads, but the playground stops it short (engine `share::MAX_UNTIL`): say so here too.
+    if options.until.is_some_and(|u| u > MAX_UNTIL) {
+        eprintln!(
+            "barrierlab: note: --until {}: the playground opens a link at most {} s into its run, \
+             so this one stops at {} s (with a message)",
+            args.until.as_deref().unwrap_or_default(),
+            MAX_UNTIL / MICROS_PER_SEC,
+            MAX_UNTIL / MICROS_PER_SEC
+        );
+    }
     // The site's root URL + this; printed as a path so it works for any host.
     println!("/{}", encode(&scenario, &options));
     Ok(())

@@ -123,3 +123,17 @@ fn fuzz_links_reports_outcomes() {
         assert!(stdout.contains(needle), "{needle}: {stdout}");
     }
 }
+
+#[test]
+fn an_until_past_the_playgrounds_bound_gets_a_note() {
+    let (ok, stdout, stderr) = barrierlab(&["share", "--preset", "seed-demo", "--until", "2h"]);
+    assert!(ok, "{stderr}");
+    assert!(stdout.trim().ends_with("&until=7200s"), "{stdout}");
+    assert!(
+        stderr.contains("--until 2h: the playground opens a link at most 600 s into its run, so this one stops at 600 s"),
+        "{stderr}"
+    );
+    let (ok, _, stderr) = barrierlab(&["share", "--preset", "seed-demo", "--until", "10min"]);
+    assert!(ok);
+    assert_eq!(stderr, "", "10 min is within the bound");
+}

@@ -1,3 +1,5 @@
+use wasm_bindgen::JsCast;
+use web_sys::HtmlElement;
 use yew::prelude::*;
 
 use crate::keyboard::SHORTCUTS;
@@ -7,14 +9,34 @@ pub struct HelpProps {
     pub onclose: Callback<()>,
 }
 
-/// The keyboard shortcuts, over the page.
+/// The keyboard shortcuts, over the page. The dialog takes the keyboard focus when it opens (a
+/// screen reader announces it, Tab starts inside it) and hands it back to whatever had it when it
+/// closes; Escape and `?` close it from anywhere (keyboard.rs).
 #[function_component(HelpOverlay)]
 pub fn help_overlay(props: &HelpProps) -> Html {
     let close = props.onclose.reform(|_: MouseEvent| ());
     let stop = Callback::from(|e: MouseEvent| e.stop_propagation());
+    let dialog = use_node_ref();
+    {
+        let dialog = dialog.clone();
+        use_effect_with((), move |_| {
+            let before = gloo_utils::document()
+                .active_element()
+                .and_then(|e| e.dyn_into::<HtmlElement>().ok());
+            if let Some(d) = dialog.cast::<HtmlElement>() {
+                let _ = d.focus();
+            }
+            move || {
+                if let Some(el) = before {
+                    let _ = el.focus();
+                }
+            }
+        });
+    }
     html! {
         <div id="help-overlay" class="overlay" onclick={close.clone()}>
-            <div class="dialog" role="dialog" aria-modal="true" aria-labelledby="help-title" onclick={stop}>
+            <div id="help-dialog" class="dialog" role="dialog" aria-modal="true" aria-labelledby="help-title"
+                 tabindex="-1" ref={dialog} onclick={stop}>
                 <h2 id="help-title">{ "Keyboard shortcuts" }</h2>
                 <table class="shortcuts">
                     <tbody>

@@ -230,10 +230,24 @@ fn render_vertex(
                     let (on, key) = (onselect.clone(), (v.id, s.index));
                     Callback::from(move |_: MouseEvent| on.emit(key))
                 };
+                // Reached with Tab, selected with Enter or Space as a button is; Space must not
+                // also reach the page's play/pause shortcut.
+                let onkeydown = {
+                    let (on, key) = (onselect.clone(), (v.id, s.index));
+                    Callback::from(move |k: KeyboardEvent| {
+                        if k.key() == "Enter" || k.key() == " " {
+                            k.prevent_default();
+                            k.stop_propagation();
+                            on.emit(key);
+                        }
+                    })
+                };
                 let is_selected = selected == Some((v.id, s.index));
+                let label = format!("{} — busy {}, back pressure {}", subtask_label(&v.name, s.index), format::percent(s.busy), s.level.to_ascii_uppercase());
                 html! {
                     <g class={classes!("subtask", format!("bp-{}", s.level), s.finished.then_some("finished"), is_selected.then_some("selected"))}
-                       data-subtask={s.index.to_string()} data-level={s.level} {onclick} role="button">
+                       data-subtask={s.index.to_string()} data-level={s.level} {onclick} {onkeydown} role="button"
+                       tabindex="0" aria-label={label} aria-pressed={is_selected.to_string()}>
                         <title>{ subtask_title(&v.name, s) }</title>
                         <rect class="busy-fill" x={x.to_string()} y={y.to_string()} width={SUB.to_string()} height={SUB.to_string()} rx="3"
                               style={format!("fill: {}", busy_colour(s.busy))} data-busy={format!("{:.2}", s.busy)} />

@@ -24,6 +24,33 @@ fn go(d: &UseReducerDispatcher<State>, action: TutorialAction) -> Callback<Mouse
     Callback::from(move |_| d.dispatch(Action::Tutorial(action.clone())))
 }
 
+/// Close (the picker) and Exit (a step): the tutorial goes, and so does its fragment in the
+/// address bar (`#tutorial=…&step=…`, `#tutorials`), or a reload or a copied URL would bring it
+/// back. Replaced, not navigated: no hashchange, no history entry. Any other fragment stays.
+fn close(d: &UseReducerDispatcher<State>) -> Callback<MouseEvent> {
+    let d = d.clone();
+    Callback::from(move |_| {
+        if let Some(window) = web_sys::window() {
+            let location = window.location();
+            if link::parse(&location.hash().unwrap_or_default()).is_some() {
+                let url = format!(
+                    "{}{}",
+                    location.pathname().unwrap_or_default(),
+                    location.search().unwrap_or_default()
+                );
+                if let Ok(history) = window.history() {
+                    let _ = history.replace_state_with_url(
+                        &wasm_bindgen::JsValue::NULL,
+                        "",
+                        Some(&url),
+                    );
+                }
+            }
+        }
+        d.dispatch(Action::Tutorial(TutorialAction::Close));
+    })
+}
+
 #[function_component(TutorialPanel)]
 pub fn tutorial_panel(p: &TutorialPanelProps) -> Html {
     match &*p.view {
@@ -114,7 +141,7 @@ fn picker(message: Option<&str>, d: &UseReducerDispatcher<State>) -> Html {
                 <strong class="tutorial-title">{ "Tutorials" }</strong>
                 <span class="muted">{ "Five questions about Flink's checkpointing and a hands-on experiment, step by step." }</span>
                 <span class="spacer" />
-                <button id="tutorial-close" onclick={go(d, TutorialAction::Close)}>{ "Close" }</button>
+                <button id="tutorial-close" onclick={close(d)}>{ "Close" }</button>
             </div>
             if let Some(m) = message {
                 <p id="tutorial-error" class="tutorial-error" role="alert">{ m }</p>
@@ -255,7 +282,7 @@ fn step_view(p: &StepProps) -> Html {
                 <span id="tutorial-step-count" class="muted">{ format!("Step {} of {}", s.step + 1, n) }</span>
                 <span class="spacer" />
                 <button id="tutorial-all" onclick={go(&p.dispatch, TutorialAction::Picker)}>{ "All tutorials" }</button>
-                <button id="tutorial-close" onclick={go(&p.dispatch, TutorialAction::Close)}>{ "Exit" }</button>
+                <button id="tutorial-close" onclick={close(&p.dispatch)}>{ "Exit" }</button>
             </div>
             <h3 id="tutorial-step-title" class="tutorial-step-title">{ &step.title }</h3>
             <p id="tutorial-text" class="tutorial-text">{ narration(&step.text) }</p>

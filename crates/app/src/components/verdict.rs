@@ -132,8 +132,23 @@ pub fn verdict_panel(p: &VerdictProps) -> Html {
     let exact = v.duplicates == 0 && v.missing == 0;
     // A discard sink writes nothing outside the job: there is no verdict to give.
     let nothing = v.sinks.is_empty();
+    // The mode the job ran in, named as Flink's key writes it: an AT_LEAST_ONCE job's output is
+    // judged by the same exactly-once count, which it does not promise to pass.
+    let (mode, judged) = if c.exactly_once_mode {
+        (
+            "EXACTLY_ONCE",
+            "Judged for a job checkpointing EXACTLY_ONCE (execution.checkpointing.mode).",
+        )
+    } else {
+        (
+            "AT_LEAST_ONCE",
+            "Judged for a job checkpointing AT_LEAST_ONCE (execution.checkpointing.mode): barriers are \
+             not aligned, so after a restore records may count twice; the job promises at-least-once, \
+             and this checks whether its output is exactly once anyway.",
+        )
+    };
     html! {
-        <div class="verdict" id="verdict" data-exact={exact.to_string()}>
+        <div class="verdict" id="verdict" data-exact={exact.to_string()} data-mode={mode}>
             <div class="verdict-head">
                 <span class={classes!("verdict-badge", if nothing { "none" } else if exact { "exact" } else { "broken" })} id="verdict-badge">
                     { if nothing { "NOTHING TO VERIFY" } else if exact { "EXACTLY ONCE" } else if v.duplicates > 0 { "DUPLICATES" } else { "MISSING RECORDS" } }
@@ -144,6 +159,9 @@ pub fn verdict_panel(p: &VerdictProps) -> Html {
                 </span>
                 <button id="verdict-check" onclick={check_now} title="Recompute the verdict at the current time">{ "Check now" }</button>
             </div>
+            if !nothing || !v.state.is_empty() {
+                <p class="muted verdict-mode" id="verdict-mode">{ judged }</p>
+            }
             if v.sinks.is_empty() {
                 <p class="empty">{ "No sink here writes to an external system (a discard sink keeps nothing), so there is no output to check. Try seed-2pc." }</p>
             } else {

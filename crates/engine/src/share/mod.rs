@@ -21,7 +21,7 @@ mod v1;
 mod tests;
 
 pub use error::LinkError;
-pub use options::{LinkOptions, KEYS as OPTION_KEYS};
+pub use options::{LinkOptions, KEYS as OPTION_KEYS, MAX_UNTIL};
 pub use v1::{decode_v1, encode_v1, MAX_JSON_BYTES};
 
 use crate::scenario::Scenario;

@@ -22,6 +22,13 @@ pub const KEYS: &[&str] = &[
     "embed",
 ];
 
+/// The furthest into its run a link opens: `until` beyond this stops here, with a message, as a
+/// tutorial step that never meets its condition stops 2 min in. Links load whatever their
+/// `until` (every link ever shared keeps loading), but the playground catches up in slices of
+/// 4 ms every 40 ms to stay responsive, and 10 simulated minutes already take it 2 s (seed-demo)
+/// to 12 s (seed-2pc, the slowest preset).
+pub const MAX_UNTIL: Micros = 10 * 60 * MICROS_PER_SEC;
+
 /// How the playground opens a shared scenario. Everything unset means "the playground's default".
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
