@@ -20,6 +20,11 @@ test('a first visit points at the tutorials, once', async () => {
   assert.match(await page.textContent('label:has(#seed)'), /Random seed/);
   assert.match(await page.textContent('.preset-description'), /^The demo job: a DataGen source/);
   await screenshot(page, 'welcome');
+  // One numbering: #0 as in the Web UI, with Flink's (1/2) of its logs explained beside it.
+  await page.click('#job-graph .vertex[data-vertex="1"] .subtask[data-subtask="1"]');
+  assert.match(await page.textContent('#insp-title'), /#1$/);
+  assert.match(await page.textContent('#insp-flink-name'), /\(2\/2\)$/);
+  await page.keyboard.press('Escape');
   await page.click('#welcome-dismiss');
   assert.equal(await page.locator('#welcome').count(), 0);
   const again = await context.newPage();

@@ -46,10 +46,13 @@ pub fn help_overlay(props: &HelpProps) -> Html {
                     </tbody>
                 </table>
                 <p class="muted">
-                    { "Subtask colours follow Flink's back pressure levels: OK ≤ 10 %, LOW ≤ 50 %, HIGH above, over the last second of simulated time." }
+                    { "A subtask's fill is its busy time over the last second of simulated time (blue idle → red busy, as Flink's Web UI colours it); the dark bar beside it is its backpressured time. The Backpressure panel gives Flink's levels: OK ≤ 10 %, LOW ≤ 50 %, HIGH above." }
                 </p>
                 <p class="muted">
                     { "Tutorials (header, or #tutorials) walk through how Flink checkpoints, one paused step at a time; each step is a link: #tutorial=<id>&step=<n>." }
+                </p>
+                <p class="muted" id="help-numbering">
+                    { "Subtasks are numbered from #0, as Flink's Web UI numbers them. Flink's task names and logs count from 1: subtask #0 of 2 is \"(1/2)\" there, and the event log quotes them that way." }
                 </p>
                 <button class="primary" onclick={close}>{ "Close" }</button>
             </div>

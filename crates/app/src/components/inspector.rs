@@ -157,14 +157,17 @@ fn body(sim: &Simulation, index: u32) -> Html {
     let Some(t) = sim.tasks.get(index as usize) else {
         return html! { <p class="empty">{ "That subtask is not part of this job." }</p> };
     };
-    let vname = sim
-        .graph
-        .vertices
-        .get(t.id.vertex as usize)
-        .map_or("", |v| v.name.as_str());
+    let vertex = sim.graph.vertices.get(t.id.vertex as usize);
+    let vname = vertex.map_or("", |v| v.name.as_str());
+    let parallelism = vertex.map_or(1, |v| v.parallelism);
     html! {
         <>
             <h3 class="insp-title" id="insp-title">{ subtask_label(vname, t.id.subtask) }</h3>
+            // Subtasks count from #0 here, as in Flink's Web UI; Flink's task names and logs count
+            // from 1, so #0 of 2 is "(1/2)" there.
+            <p class="muted" id="insp-flink-name" title="Subtask indexes count from 0 (Web UI); task names in Flink's logs count from 1">
+                { format!("in Flink's logs: {vname} ({}/{parallelism})", t.id.subtask + 1) }
+            </p>
             <p class="muted">{ format!("records in {} · out {}", t.records_in, t.records_out) }</p>
             { mailbox(t, sim.now) }
             { handler(t) }
