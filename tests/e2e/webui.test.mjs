@@ -64,6 +64,10 @@ test('checkpoint history: type and full size columns, operator summaries, trends
   await page.click('#checkpoint-details .operator-row');
   const summary = await page.textContent('#checkpoint-details .operator-summary');
   for (const label of ['Minimum', 'Average', 'Maximum']) assert.match(summary, new RegExp(label));
+  // Phases with the why panel's precision (µs below a millisecond), Flink's REST figure as the title.
+  const sync = page.locator('#checkpoint-details .subtasks tbody tr.subtask-row td:nth-child(5)').first();
+  assert.match(await sync.getAttribute('title'), /^REST: \d+ ms$/);
+  assert.match(await sync.textContent(), /^\d+ µs$|^\d+\.\d ms$/);
   await panelShot(page, '#checkpoints', 'webui-history');
   // Trends: the newest completed checkpoints' durations and sizes.
   await page.click('#tab-summary');

@@ -170,6 +170,35 @@ pub fn app() -> Html {
         })
     };
     let busy = state.catch_up.is_some();
+    // Phase durations of the history's checkpoints, recomputed only when the history changed.
+    let phases = {
+        let rows = state.rows.clone();
+        let sim_cell = state.sim.clone();
+        (*use_memo(rows, move |_| {
+            let sim = sim_cell.borrow();
+            let names = sim.vertex_names();
+            let mut map = crate::components::checkpoint_details::PhaseMicros::new();
+            for cp in sim.coordinator.stats().history() {
+                for (v, t) in &cp.tasks {
+                    let name = names.get(*v as usize).cloned().unwrap_or_default();
+                    for s in t.subtasks.values() {
+                        let m = &s.metrics;
+                        map.insert(
+                            (cp.id, name.clone(), s.index),
+                            [
+                                m.sync_duration,
+                                m.async_duration,
+                                m.alignment_duration,
+                                m.start_delay,
+                            ],
+                        );
+                    }
+                }
+            }
+            Rc::new(map)
+        }))
+        .clone()
+    };
     let trends = {
         use crate::components::trends::{Trends, TREND_POINTS};
         let summary = &sim.coordinator.stats().summary;
@@ -353,7 +382,7 @@ pub fn app() -> Html {
                               onedge={onedge} selected_edge={*edge_menu} />
                 </Panel>
                 <Panel id="checkpoints" title="Checkpoints" area="checkpoints">
-                    <CheckpointsPanel key={crate::tutorial::panel_key(&state)} rows={state.rows.clone()} report={state.report.clone()} initial={initial_checkpoint} trends={trends} />
+                    <CheckpointsPanel key={crate::tutorial::panel_key(&state)} rows={state.rows.clone()} report={state.report.clone()} initial={initial_checkpoint} trends={trends} phases={phases} />
                 </Panel>
                 <Panel id="faults-panel" title="Faults" area="faults">
                     <FaultsPanel sim={state.sim.clone()} faults={state.scenario.faults.clone()} progress={progress}

@@ -8,15 +8,33 @@ use yew::prelude::*;
 
 use crate::json::{b, bytes, duration, s, timestamp, u};
 
+/// Per (checkpoint, vertex name, subtask): sync, async, alignment and start delay in µs, from the
+/// engine's statistics, so the table shows what the why panel shows ("120 µs", not "0 ms"; the
+/// REST figure in whole milliseconds is the cell's title).
+pub type PhaseMicros = std::collections::BTreeMap<(u64, String, u32), [u64; 4]>;
+
 #[derive(Properties, PartialEq)]
 pub struct DetailsProps {
     pub id: u64,
     pub report: Rc<Value>,
     /// Vertex names in job graph order (the report's map is alphabetical).
     pub order: Vec<String>,
+    #[prop_or_default]
+    pub phases: Rc<PhaseMicros>,
 }
 
-fn subtask_row(st: &Value) -> Html {
+/// A phase cell: µs precision when the engine's figure is known, else the REST milliseconds.
+fn phase_cell(v: &Value, key: &str, us: Option<u64>) -> Html {
+    let rest = duration(v, key);
+    match us {
+        Some(us) => {
+            html! { <td title={format!("REST: {rest}")}>{ crate::format::micros(us) }</td> }
+        }
+        None => html! { <td>{ rest }</td> },
+    }
+}
+
+fn subtask_row(st: &Value, phases: Option<&[u64; 4]>) -> Html {
     let pending = s(st, "className") == "pending";
     if pending {
         return html! {
@@ -34,10 +52,10 @@ fn subtask_row(st: &Value) -> Html {
             <td>{ timestamp(st, "ack_timestamp") }</td>
             <td>{ duration(st, "end_to_end_duration") }</td>
             <td>{ bytes(st, "checkpointed_size") }</td>
-            <td>{ duration(cp, "sync") }</td>
-            <td>{ duration(cp, "async") }</td>
-            <td>{ duration(al, "duration") }</td>
-            <td>{ duration(st, "start_delay") }</td>
+            { phase_cell(cp, "sync", phases.map(|p| p[0])) }
+            { phase_cell(cp, "async", phases.map(|p| p[1])) }
+            { phase_cell(al, "duration", phases.map(|p| p[2])) }
+            { phase_cell(st, "start_delay", phases.map(|p| p[3])) }
             <td>{ format!("{} ({})", bytes(al, "processed"), bytes(al, "persisted")) }</td>
             <td>{ if b(st, "unaligned_checkpoint") { "yes" } else { "no" } }</td>
             <td>{ if b(st, "aborted") { "yes" } else { "no" } }</td>
@@ -185,7 +203,10 @@ pub fn checkpoint_details(p: &DetailsProps) -> Html {
                                                         <th>{ "Processed (Persisted)" }</th><th>{ "Unaligned" }</th><th>{ "Aborted" }</th>
                                                     </tr>
                                                 </thead>
-                                                <tbody>{ for subtasks.iter().map(subtask_row) }</tbody>
+                                                <tbody>{ for subtasks.iter().map(|st| {
+                                                    let key = (p.id, shown.clone(), u(st, "index") as u32);
+                                                    subtask_row(st, p.phases.get(&key))
+                                                }) }</tbody>
                                             </table>
                                         </td>
                                     </tr>

@@ -45,6 +45,9 @@ pub struct CheckpointsProps {
     /// Durations and sizes of the newest completed checkpoints, for the Summary tab's charts.
     #[prop_or_default]
     pub trends: Rc<super::trends::Trends>,
+    /// Phase durations in µs for the details table.
+    #[prop_or_default]
+    pub phases: Rc<super::checkpoint_details::PhaseMicros>,
 }
 
 #[function_component(CheckpointsPanel)]
@@ -79,7 +82,7 @@ pub fn checkpoints_panel(p: &CheckpointsProps) -> Html {
                 <>
                     { history(cps, *selected, on_select) }
                     if let Some(id) = *selected {
-                        <CheckpointDetails id={id} report={p.report.clone()} order={order} />
+                        <CheckpointDetails id={id} report={p.report.clone()} order={order} phases={p.phases.clone()} />
                     }
                 </>
             }
