@@ -142,7 +142,7 @@ mod tests {
         let mut scenario = preset("seed-demo").unwrap();
         assert_eq!(zip_name(&scenario), "seed-demo-flink-job.zip");
         scenario.name = "my job/v2".into();
-        assert_eq!(folder_name(&scenario), "my_job_v2-flink-job");
+        assert_eq!(folder_name(&scenario), "my-job-v2-flink-job");
         scenario.name = String::new();
         assert_eq!(folder_name(&scenario), "scenario-flink-job");
     }
