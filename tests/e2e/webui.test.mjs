@@ -64,6 +64,11 @@ test('checkpoint history: type and full size columns, operator summaries, trends
   await page.click('#checkpoint-details .operator-row');
   const summary = await page.textContent('#checkpoint-details .operator-summary');
   for (const label of ['Minimum', 'Average', 'Maximum']) assert.match(summary, new RegExp(label));
+  // The details fit too: the columns the History repeats drop out in a narrow panel.
+  for (const sel of ['#checkpoint-details > .table-scroll > table', '#checkpoint-details .subtasks']) {
+    const wide = await page.$eval(sel, (t) => t.scrollWidth - t.closest('.table-scroll').clientWidth);
+    assert.ok(wide <= 1, `${sel} is ${wide}px too wide`);
+  }
   // Phases with the why panel's precision (µs below a millisecond), Flink's REST figure as the title.
   const sync = page.locator('#checkpoint-details .subtasks tbody tr.subtask-row td:nth-child(5)').first();
   assert.match(await sync.getAttribute('title'), /^REST: \d+ ms$/);

@@ -49,7 +49,7 @@ fn subtask_row(st: &Value, phases: Option<&[u64; 4]>) -> Html {
     html! {
         <tr class="subtask-row">
             <td>{ u(st, "index") }</td>
-            <td>{ timestamp(st, "ack_timestamp") }</td>
+            <td class="opt">{ timestamp(st, "ack_timestamp") }</td>
             <td>{ duration(st, "end_to_end_duration") }</td>
             <td>{ bytes(st, "checkpointed_size") }</td>
             { phase_cell(cp, "sync", phases.map(|p| p[0])) }
@@ -57,8 +57,8 @@ fn subtask_row(st: &Value, phases: Option<&[u64; 4]>) -> Html {
             { phase_cell(al, "duration", phases.map(|p| p[2])) }
             { phase_cell(st, "start_delay", phases.map(|p| p[3])) }
             <td>{ format!("{} ({})", bytes(al, "processed"), bytes(al, "persisted")) }</td>
-            <td>{ if b(st, "unaligned_checkpoint") { "yes" } else { "no" } }</td>
-            <td>{ if b(st, "aborted") { "yes" } else { "no" } }</td>
+            <td class="opt">{ if b(st, "unaligned_checkpoint") { "yes" } else { "no" } }</td>
+            <td class="opt">{ if b(st, "aborted") { "yes" } else { "no" } }</td>
         </tr>
     }
 }
@@ -82,7 +82,7 @@ fn operator_summary(sum: &Value) -> Html {
                 <th scope="row">{ label.to_string() }</th>
                 <td>{ ms(&sum["end_to_end_duration"], stat) }</td>
                 <td>{ by(&sum["checkpointed_size"], stat) }</td>
-                <td>{ by(&sum["state_size"], stat) }</td>
+                <td class="opt">{ by(&sum["state_size"], stat) }</td>
                 <td>{ ms(&sum["checkpoint_duration"]["sync"], stat) }</td>
                 <td>{ ms(&sum["checkpoint_duration"]["async"], stat) }</td>
                 <td>{ ms(&al["duration"], stat) }</td>
@@ -96,7 +96,7 @@ fn operator_summary(sum: &Value) -> Html {
             <thead>
                 <tr>
                     <th>{ "Summary" }</th><th>{ "End to End" }</th><th>{ "Checkpointed Size" }</th>
-                    <th>{ "Full Size" }</th><th>{ "Sync" }</th><th>{ "Async" }</th><th>{ "Alignment" }</th>
+                    <th class="opt">{ "Full Size" }</th><th>{ "Sync" }</th><th>{ "Async" }</th><th>{ "Alignment" }</th>
                     <th>{ "Start Delay" }</th><th>{ "Processed (Persisted)" }</th>
                 </tr>
             </thead>
@@ -157,7 +157,7 @@ pub fn checkpoint_details(p: &DetailsProps) -> Html {
                     <thead>
                         <tr>
                             <th>{ "Operator" }</th><th>{ "Status" }</th><th>{ "Acknowledged" }</th>
-                            <th>{ "Latest Ack" }</th><th>{ "End to End" }</th><th>{ "Checkpointed Size" }</th>
+                            <th class="opt">{ "Latest Ack" }</th><th>{ "End to End" }</th><th>{ "Checkpointed Size" }</th>
                             <th>{ "Processed (Persisted)" }</th>
                         </tr>
                     </thead>
@@ -185,7 +185,7 @@ pub fn checkpoint_details(p: &DetailsProps) -> Html {
                                     <td class="name" title={shown.clone()}>{ if open { "▾ " } else { "▸ " } }{ shown.clone() }</td>
                                     <td>{ s(v, "status") }</td>
                                     <td>{ format!("{}/{}", u(v, "num_acknowledged_subtasks"), u(v, "num_subtasks")) }</td>
-                                    <td>{ timestamp(v, "latest_ack_timestamp") }</td>
+                                    <td class="opt">{ timestamp(v, "latest_ack_timestamp") }</td>
                                     <td>{ duration(v, "end_to_end_duration") }</td>
                                     <td>{ bytes(v, "checkpointed_size") }</td>
                                     <td>{ format!("{} ({})", bytes(v, "processed_data"), bytes(v, "persisted_data")) }</td>
@@ -197,10 +197,10 @@ pub fn checkpoint_details(p: &DetailsProps) -> Html {
                                             <table class="data subtasks">
                                                 <thead>
                                                     <tr>
-                                                        <th>{ "#" }</th><th>{ "Ack" }</th><th>{ "End to End" }</th>
+                                                        <th>{ "#" }</th><th class="opt">{ "Ack" }</th><th>{ "End to End" }</th>
                                                         <th>{ "Size" }</th><th>{ "Sync" }</th><th>{ "Async" }</th>
                                                         <th>{ "Alignment" }</th><th>{ "Start Delay" }</th>
-                                                        <th>{ "Processed (Persisted)" }</th><th>{ "Unaligned" }</th><th>{ "Aborted" }</th>
+                                                        <th>{ "Processed (Persisted)" }</th><th class="opt">{ "Unaligned" }</th><th class="opt">{ "Aborted" }</th>
                                                     </tr>
                                                 </thead>
                                                 <tbody>{ for subtasks.iter().map(|st| {
