@@ -61,6 +61,10 @@ test('kill a subtask: RESTARTING with a countdown, restore from the latest check
   assert.match(log, /job restored from checkpoint \d+/);
   assert.ok(await page.locator('#event-log .log-line.failover').count() >= 3);
   await panelShot(page, '#event-log', 'failover-log');
+  // As in Flink 2.3, the restore restarts the checkpoint scheduler with min-pause (0), not the
+  // first start's random delay: that trigger finds the tasks still deploying and is rejected.
+  await page.fill('#log-filter', 'rejected');
+  assert.match(await page.textContent('#event-log .log'), /trigger request rejected: NOT_ALL_REQUIRED_TASKS_RUNNING/);
   // Two-phase commit: no duplicate, nothing missing.
   assert.equal(await page.getAttribute('#verdict', 'data-exact'), 'true');
   assert.match(await page.textContent('#verdict-badge'), /EXACTLY ONCE/);
