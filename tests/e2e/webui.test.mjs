@@ -49,6 +49,8 @@ test('checkpoint history: type and full size columns, operator summaries, trends
   const { page, errors } = await open('seed-unaligned');
   await completed(page, 3);
   await page.click('#trigger-savepoint');
+  // At 10x, not max: at max speed a savepoint leaves the 10-entry history within a frame or two.
+  await page.selectOption('#speed', '10');
   await play(page);
   await page.click('#tab-history');
   await page.waitForFunction(() => [...document.querySelectorAll('#checkpoint-history .checkpoint-type')].some((c) => c.dataset.type === 'savepoint'), null, { timeout: 20000 });
