@@ -17,8 +17,8 @@ const files = readdirSync(here)
 let passed = 0;
 let failed = 0;
 // A file's time limit; the soak test runs for SOAK_SECONDS (120 by default) after a warm-up
-// of at most 480 s.
-const timeout = Math.max(120_000, (Number(process.env.SOAK_SECONDS ?? 120) + 600) * 1000);
+// of at most 600 s.
+const timeout = Math.max(120_000, (Number(process.env.SOAK_SECONDS ?? 120) + 720) * 1000);
 const stream = run({ files, concurrency: 1, timeout });
 stream.on('test:pass', (t) => { if (t.details?.type !== 'suite' && t.nesting >= 0) passed++; });
 stream.on('test:fail', (t) => { if (t.details?.type !== 'suite') failed++; });
