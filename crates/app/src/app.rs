@@ -302,6 +302,20 @@ pub fn app() -> Html {
             </div>
         }
     });
+    let consent = state.consent.clone().map(|pending| {
+        let (run, cancel) = (dispatch.clone(), dispatch.clone());
+        html! {
+            <div id="consent" class="link-error consent" role="alertdialog" aria-labelledby="consent-title">
+                <strong id="consent-title">{ format!("\u{201c}{}\u{201d} is over the cost budget", pending.scenario.name) }</strong>
+                <span id="consent-message">{ " " }{ capitalized(&pending.message) }{ "." }</span>
+                <span class="muted">{ " The running job continues until you choose." }</span>
+                <span class="consent-actions">
+                    <button id="consent-run" onclick={Callback::from(move |_| run.dispatch(Action::RunAnyway))}>{ "Run anyway" }</button>
+                    <button id="consent-cancel" class="primary" onclick={Callback::from(move |_| cancel.dispatch(Action::DeclineConsent))}>{ "Keep the running job" }</button>
+                </span>
+            </div>
+        }
+    });
     // A re-run that will resume counts as playing; a busy re-run leaves nothing to control.
     let playing = state.playing || state.catch_up.as_ref().is_some_and(|c| c.resume);
     let running = sim.status.is_live() && !busy;
@@ -333,6 +347,7 @@ pub fn app() -> Html {
                         { if step.is_some() { "Open this step in Barrier Lab ↗" } else { "Open in Barrier Lab ↗" } }
                     </a>
                 </header>
+                { consent.unwrap_or_default() }
                 <main class="workspace embed-workspace">
                     if let Some(view) = tutorial {
                         <div class="area-tutorial">
@@ -368,6 +383,7 @@ pub fn app() -> Html {
             />
             <ShareBar state={state.clone()} />
             { notice.unwrap_or_default() }
+            { consent.clone().unwrap_or_default() }
             if state.link.is_none() && state.tutorial.is_none() {
                 <crate::components::welcome::Welcome />
             }
@@ -463,4 +479,12 @@ fn focus_panel(name: &str) {
     if let Some(el) = wasm_bindgen::JsCast::dyn_ref::<web_sys::HtmlElement>(&el) {
         let _ = el.focus();
     }
+}
+
+/// `this scenario …` -> `This scenario …` (the engine's messages continue a sentence).
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
 }

@@ -4,6 +4,7 @@ pub mod app;
 mod clock;
 pub mod compare;
 mod components;
+pub mod consent;
 pub mod faults;
 pub mod flink_job;
 pub mod format;

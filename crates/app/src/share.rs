@@ -6,7 +6,6 @@ use std::rc::Rc;
 
 use barrierlab_engine::scenario::{preset, Scenario, PRESETS};
 use barrierlab_engine::share::{decode, encode, Link, LinkOptions, MAX_UNTIL};
-use barrierlab_engine::sim::Simulation;
 use barrierlab_engine::types::{Micros, MICROS_PER_SEC};
 
 use crate::faults::CatchUp;
@@ -24,6 +23,12 @@ pub fn location_hash() -> String {
 /// does not load falls back to the seed demo with the decoder's message.
 pub fn initial_state() -> State {
     if let Some(state) = crate::tutorial::link::initial(&location_hash()) {
+        return state;
+    }
+    if let Some(pending) = over_budget_link(&location_hash()) {
+        // The demo waits, paused, while the question is open.
+        let mut state = State::load(DEFAULT_PRESET, None, false, Speed::One);
+        state.consent = Some(Rc::new(pending));
         return state;
     }
     match state_from_hash(&location_hash()) {
@@ -83,13 +88,40 @@ pub fn speed_from_option(text: &str) -> Option<Speed> {
 
 /// A fresh state running a decoded link's scenario with its options.
 pub fn state_from_link(link: Link) -> Result<State, String> {
+    state_from_link_consented(link, false)
+}
+
+/// The link in `hash` when its scenario is over the cost budget: the scenario, its options and
+/// why, for the consent question (see `consent.rs`).
+pub fn over_budget_link(hash: &str) -> Option<crate::consent::PendingConsent> {
+    let hash = hash.trim();
+    if hash.is_empty() || hash == "#" {
+        return None;
+    }
+    let fragment = if hash.starts_with('#') {
+        hash.to_string()
+    } else {
+        format!("#{hash}")
+    };
+    let link = decode(&fragment).ok()?;
+    let message = crate::consent::over_budget(&link.scenario)?;
+    Some(crate::consent::PendingConsent {
+        scenario: link.scenario,
+        link: Some(link.options),
+        message,
+    })
+}
+
+/// [`state_from_link`]; `consented`: the user chose to run it over the cost budget.
+pub fn state_from_link_consented(link: Link, consented: bool) -> Result<State, String> {
     let Link {
         scenario, options, ..
     } = link;
     let name = preset_name(&scenario);
     // An edited preset opens under its own name, beside the preset it came from.
     let base = name.or_else(|| barrierlab_engine::scenario::base_preset(&scenario));
-    let sim = Simulation::new(scenario).map_err(|e| format!("This link does not load: {e}"))?;
+    let sim = crate::consent::simulation(scenario, consented)
+        .map_err(|e| format!("This link does not load: {e}"))?;
     let speed = options
         .speed
         .as_deref()
@@ -126,16 +158,27 @@ pub fn state_from_link(link: Link) -> Result<State, String> {
     }
     state.embed = options.embed;
     state.link = Some(Rc::new(options));
+    state.over_budget_ok = consented;
     Ok(state)
 }
 
 /// A fresh state running `scenario` (the work reopened after a reload), playing.
 pub fn state_from_scenario(scenario: Scenario, speed: Speed) -> Result<State, String> {
+    state_from_scenario_consented(scenario, speed, false)
+}
+
+/// [`state_from_scenario`]; `consented`: the user chose to run it over the cost budget.
+pub fn state_from_scenario_consented(
+    scenario: Scenario,
+    speed: Speed,
+    consented: bool,
+) -> Result<State, String> {
     let name = preset_name(&scenario);
     let base = name.or_else(|| barrierlab_engine::scenario::base_preset(&scenario));
-    let sim = Simulation::new(scenario)?;
+    let sim = crate::consent::simulation(scenario, consented)?;
     let mut state = State::with_sim(sim, None, base.unwrap_or(DEFAULT_PRESET), true, speed);
     state.custom = name.is_none();
+    state.over_budget_ok = consented;
     Ok(state)
 }
 

@@ -153,6 +153,10 @@ pub enum Action {
     },
     /// Reopen the scenario the page was working on before a reload (see `storage::work`).
     RestoreWork(Box<Scenario>),
+    /// Start the scenario waiting for consent although it is over the cost budget.
+    RunAnyway,
+    /// Close the consent question; the running job goes on.
+    DeclineConsent,
 }
 
 /// The simulation, shared and mutable in place.
@@ -212,6 +216,11 @@ pub struct State {
     pub tutorial: Option<Rc<crate::tutorial::TutorialView>>,
     /// Where the last "step to the next checkpoint phase" stopped.
     pub phase_stop: Option<Rc<crate::phase::PhaseStop>>,
+    /// A scenario over the cost budget, waiting for the user's "Run anyway" (`consent.rs`).
+    pub consent: Option<Rc<crate::consent::PendingConsent>>,
+    /// The running scenario is over the budget by the user's choice: its re-runs (reset, new
+    /// seed, fault edits) need not ask again.
+    pub over_budget_ok: bool,
 }
 
 impl PartialEq for State {
@@ -310,6 +319,8 @@ impl State {
             link: None,
             tutorial: None,
             phase_stop: None,
+            consent: None,
+            over_budget_ok: false,
         };
         state.refresh_derived(true);
         state
@@ -370,7 +381,7 @@ impl State {
             let sim = self.sim.borrow();
             (sim.now, self.playing)
         };
-        let sim = match Simulation::new(scenario) {
+        let sim = match crate::consent::simulation(scenario, self.over_budget_ok) {
             Ok(sim) => sim,
             Err(e) => {
                 let mut next = (*self).clone();
@@ -380,6 +391,7 @@ impl State {
             }
         };
         let mut next = State::with_sim(sim, None, &self.preset, false, self.speed);
+        next.over_budget_ok = self.over_budget_ok;
         next.custom = custom && barrierlab_engine::scenario::preset(&next.scenario.name).is_none();
         next.inspected = self.inspected;
         next.fault_menu_open = self.fault_menu_open;
@@ -432,10 +444,11 @@ impl State {
     fn reload(&self, seed: u64, playing: bool) -> State {
         let mut scenario = (*self.scenario).clone();
         scenario.seed = seed;
-        match Simulation::new(scenario) {
+        match crate::consent::simulation(scenario, self.over_budget_ok) {
             Ok(sim) => {
                 let mut next = State::with_sim(sim, None, &self.preset, playing, self.speed);
                 next.custom = self.custom;
+                next.over_budget_ok = self.over_budget_ok;
                 next
             }
             Err(_) => State::load(&self.preset, Some(seed), playing, self.speed),
@@ -659,26 +672,29 @@ impl Reducible for State {
                 self.rerun(scenario)
             }
 
-            Action::ApplyScenario(scenario) => match Simulation::new({
+            Action::ApplyScenario(scenario) => {
                 let mut scenario = *scenario;
                 barrierlab_engine::scenario::identify(&self.preset, &mut scenario);
-                scenario
-            }) {
-                Ok(sim) => {
-                    let name = self.preset.clone();
-                    let mut next = State::with_sim(sim, None, &name, true, self.speed);
-                    next.custom =
-                        barrierlab_engine::scenario::preset(&next.scenario.name).is_none();
-                    next.version = self.version + 1;
-                    Rc::new(next)
+                if let Some(why) = crate::consent::over_budget(&scenario) {
+                    return crate::consent::ask(&self, scenario, None, why);
                 }
-                Err(e) => {
-                    let mut next = (*self).clone();
-                    next.error = Some(e);
-                    next.version += 1;
-                    Rc::new(next)
+                match Simulation::new(scenario) {
+                    Ok(sim) => {
+                        let name = self.preset.clone();
+                        let mut next = State::with_sim(sim, None, &name, true, self.speed);
+                        next.custom =
+                            barrierlab_engine::scenario::preset(&next.scenario.name).is_none();
+                        next.version = self.version + 1;
+                        Rc::new(next)
+                    }
+                    Err(e) => {
+                        let mut next = (*self).clone();
+                        next.error = Some(e);
+                        next.version += 1;
+                        Rc::new(next)
+                    }
                 }
-            },
+            }
             Action::Inspect(task) => {
                 let mut next = (*self).clone();
                 if task.is_some() && task == self.inspected && !self.fault_menu_open {
@@ -736,6 +752,12 @@ impl Reducible for State {
                 if let Some(next) = crate::tutorial::link::on_hash(&self, &hash) {
                     return next;
                 }
+                if let Some(pending) = crate::share::over_budget_link(&hash) {
+                    let mut next = (*self).clone();
+                    next.consent = Some(Rc::new(pending));
+                    next.version += 1;
+                    return Rc::new(next);
+                }
                 let mut next = match crate::share::state_from_hash(&hash) {
                     Ok(Some(next)) => next,
                     Ok(None) => return self,
@@ -779,6 +801,9 @@ impl Reducible for State {
                 if self.custom || self.link.is_some() || self.tutorial.is_some() || !untouched {
                     return self;
                 }
+                if let Some(why) = crate::consent::over_budget(&scenario) {
+                    return crate::consent::ask(&self, *scenario, None, why);
+                }
                 match crate::share::state_from_scenario(*scenario, self.speed) {
                     Ok(mut next) => {
                         next.version = self.version + 1;
@@ -791,6 +816,8 @@ impl Reducible for State {
                     Err(_) => self,
                 }
             }
+            Action::RunAnyway => crate::consent::run_anyway(self),
+            Action::DeclineConsent => crate::consent::decline(self),
             Action::DismissNotice => {
                 let mut next = (*self).clone();
                 next.notice = None;

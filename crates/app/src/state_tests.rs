@@ -157,3 +157,61 @@ fn a_new_seed_reloads_from_time_zero_and_keeps_playing() {
     assert!(s.playing);
     assert_eq!(s.sim.borrow().scenario.seed, 7);
 }
+
+/// seed-demo at 256 subtasks per operator, checkpointing every 10 ms: over the cost budget.
+fn heavy() -> barrierlab_engine::scenario::Scenario {
+    let mut s = preset("seed-demo").unwrap();
+    for set in [
+        "operator.datagen.parallelism=256",
+        "operator.count-per-key.parallelism=256",
+        "operator.checkpoint-aware-map.parallelism=256",
+        "operator.discard-sink.parallelism=256",
+        "execution.checkpointing.interval=10ms",
+    ] {
+        barrierlab_engine::scenario::apply_set(&mut s, set).unwrap();
+    }
+    s
+}
+
+#[test]
+fn an_over_budget_scenario_waits_for_consent_and_the_job_goes_on() {
+    let s = at(fresh(), 2);
+    let sim = s.sim.clone();
+    let s = s.reduce(Action::ApplyScenario(Box::new(heavy())));
+    let pending = s.consent.clone().expect("asks first");
+    assert!(
+        pending.message.contains("above the budget"),
+        "{}",
+        pending.message
+    );
+    assert!(Rc::ptr_eq(&s.sim, &sim), "the running job is kept");
+    // "Keep the running job": the question closes, nothing else changes.
+    let kept = s.clone().reduce(Action::DeclineConsent);
+    assert!(kept.consent.is_none());
+    assert!(Rc::ptr_eq(&kept.sim, &sim));
+    // "Run anyway": the heavy job runs, and its re-runs do not ask again.
+    let ran = s.reduce(Action::RunAnyway);
+    assert!(ran.consent.is_none());
+    assert!(ran.over_budget_ok);
+    assert_eq!(ran.sim.borrow().tasks.len(), 2 * 256);
+    let reset = ran.reduce(Action::SetSeed(9));
+    assert_eq!(
+        reset.sim.borrow().tasks.len(),
+        2 * 256,
+        "a new seed keeps the heavy job"
+    );
+    assert!(reset.consent.is_none());
+}
+
+#[test]
+fn an_over_budget_link_asks_before_it_replaces_the_job() {
+    use barrierlab_engine::share::{encode, LinkOptions};
+    let s = fresh();
+    let hash = encode(&heavy(), &LinkOptions::default());
+    let s2 = s.clone().reduce(Action::OpenHash(hash));
+    assert!(s2.consent.as_ref().is_some_and(|c| c.link.is_some()));
+    assert!(Rc::ptr_eq(&s2.sim, &s.sim));
+    let ran = s2.reduce(Action::RunAnyway);
+    assert_eq!(ran.sim.borrow().tasks.len(), 2 * 256);
+    assert!(ran.link.is_some(), "opened as the link, with its options");
+}

@@ -4,8 +4,10 @@
 
 use std::time::Instant;
 
+use barrierlab_engine::scenario::cost::human;
 use barrierlab_engine::scenario::{
     preset, EdgeSpec, KeyDistribution, OperatorKind, OperatorSpec, Partitioner, Scenario,
+    BUDGET_WORK_PER_SECOND,
 };
 use barrierlab_engine::sim::Simulation;
 use barrierlab_engine::types::MICROS_PER_SEC;
@@ -112,6 +114,15 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
             args.large_seconds,
             wall,
             hops as f64 / wall / 1e6
+        );
+        // The cost estimate against what the run did: how conservative the budget's bound is.
+        let estimate = large.cost_estimate()?;
+        let allowed = estimate.work_for(args.large_seconds * MICROS_PER_SEC);
+        println!(
+            "  estimated {} of work per simulated second (budget {}): the run did {:.0} % of the estimate",
+            human(estimate.work_per_second()),
+            human(BUDGET_WORK_PER_SECOND),
+            (hops + events) as f64 * 100.0 / allowed.max(1) as f64
         );
     }
     Ok(())

@@ -11,6 +11,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 mod bench;
 mod export;
 mod fuzz;
+mod fuzz_scenarios;
 mod progress;
 mod replay;
 mod run;
@@ -40,6 +41,9 @@ enum Command {
     Share(share::ShareArgs),
     /// Run the link decoder on N deterministic hostile inputs; fails on any panic.
     FuzzLinks(fuzz::FuzzArgs),
+    /// Run mutated presets through validation, the cost estimate and a short run; fails on a
+    /// panic, a run beyond its estimate, or a refusal without a message.
+    FuzzScenarios(fuzz_scenarios::FuzzScenariosArgs),
     /// Write a scenario as a runnable Flink 2.3 DataStream job (Java, config.yaml, run.sh).
     Export(export::ExportArgs),
 }
@@ -52,6 +56,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => bench::run(args),
         Command::Share(args) => share::run(args),
         Command::FuzzLinks(args) => fuzz::run(args),
+        Command::FuzzScenarios(args) => fuzz_scenarios::run(args),
         Command::Export(args) => {
             return match export::run(args) {
                 Ok(()) => ExitCode::SUCCESS,

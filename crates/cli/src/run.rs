@@ -1,5 +1,9 @@
 //! `barrierlab run`: simulate a scenario and print its checkpoint history.
 
+use barrierlab_engine::scenario::cost::human;
+use barrierlab_engine::scenario::{
+    CostEstimate, BUDGET_CHANNELS, BUDGET_WORK_PER_RUN, BUDGET_WORK_PER_SECOND,
+};
 use barrierlab_engine::sim::{CheckpointRow, Simulation};
 use barrierlab_engine::stats::why::explain;
 use barrierlab_engine::types::{format_duration, parse_duration, Micros};
@@ -29,6 +33,13 @@ pub struct RunArgs {
     /// of it (the same answer as the playground's "Why was this checkpoint slow?" panel).
     #[arg(long, value_name = "N")]
     pub why: Option<u64>,
+    /// Print the cost estimate (record-hops and events per simulated second, the run's total)
+    /// against the budget, and do not run.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Run even when the estimate is beyond the budget.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Parses `--seconds`: a plain number is seconds, anything else a Flink duration.
@@ -44,7 +55,22 @@ pub fn run_time(text: &str) -> Result<Micros, String> {
 pub fn run(args: RunArgs) -> Result<(), String> {
     let scenario = args.scenario.load()?;
     let until = run_time(&args.seconds)?;
-    let mut sim = Simulation::new(scenario)?;
+    let estimate = scenario.cost_estimate()?;
+    let over = estimate.run_over_budget(until);
+    if args.dry_run {
+        print_estimate(&estimate, until, over.as_deref());
+        return Ok(());
+    }
+    if let (Some(why), false) = (&over, args.force) {
+        return Err(format!(
+            "{why}. Check with --dry-run, or run anyway with --force"
+        ));
+    }
+    let mut sim = if args.force {
+        Simulation::new_over_budget(scenario)?
+    } else {
+        Simulation::new(scenario)?
+    };
     crate::progress::run_until(&mut sim, until);
     if let Some(id) = args.why {
         return print_why(&sim, id, args.format);
@@ -62,6 +88,36 @@ pub fn run(args: RunArgs) -> Result<(), String> {
         Format::Table => print_table(&sim),
     }
     Ok(())
+}
+
+/// `--dry-run`: the estimate, the budget and the verdict.
+fn print_estimate(e: &CostEstimate, until: Micros, over: Option<&str>) {
+    println!("per simulated second (upper bounds):");
+    println!("  record-hops      {:>12}", human(e.record_hops));
+    println!("  events           {:>12}", human(e.events));
+    println!("  network buffers  {:>12}", human(e.buffers));
+    println!("  network bytes    {:>12}", human(e.bytes));
+    println!("  subtasks         {:>12}", e.subtasks);
+    println!(
+        "  channels         {:>12}  (budget {})",
+        e.channels,
+        human(BUDGET_CHANNELS)
+    );
+    println!(
+        "  work             {:>12}  (record-hops + events; budget {})",
+        human(e.work_per_second()),
+        human(BUDGET_WORK_PER_SECOND)
+    );
+    println!(
+        "this run ({}): {} of work (budget {})",
+        format_duration(until),
+        human(e.work_for(until)),
+        human(BUDGET_WORK_PER_RUN)
+    );
+    match over {
+        Some(why) => println!("over budget: {why}; --force runs it anyway"),
+        None => println!("within budget"),
+    }
 }
 
 /// `--why N`: one sentence a line, or the answer as JSON.

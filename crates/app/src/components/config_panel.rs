@@ -11,6 +11,7 @@ use barrierlab_engine::scenario::{
 use web_sys::{HtmlInputElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
+use crate::components::cost_note::CostNote;
 use crate::state::{Action, State};
 
 #[derive(Properties, PartialEq)]
@@ -144,6 +145,9 @@ pub fn config_panel(p: &ConfigProps) -> Html {
             </div>
             if !whole.is_empty() {
                 <ul class="validation" id="config-errors">{ for whole.iter().map(|e| html! { <li>{ e.clone() }</li> }) }</ul>
+            }
+            if whole.is_empty() && dirty {
+                <CostNote draft={{ let mut s = (*p.live).clone(); s.config = (*draft).clone(); s }} id="config-cost" />
             }
             <div class="editor-actions">
                 <button id="config-apply" class="primary" disabled={!dirty || !errors.is_empty() || !whole.is_empty()} onclick={apply}>{ "Apply & restart" }</button>

@@ -4,6 +4,7 @@ pub mod checkpoints;
 pub mod compare_panel;
 pub mod config_panel;
 pub mod controls;
+pub mod cost_note;
 pub mod edge_fault_menu;
 pub mod editor;
 pub mod event_log;

@@ -9,13 +9,17 @@
 //! - `flink_keys`: every Flink 2.3 configuration key (generated from Flink's jars).
 //! - `validate` / `job_graph`: [`Scenario::validate`] and operator chaining.
 //! - `presets`: ready-made scenarios.
+//! - `cost`: what a scenario costs to simulate, estimated before it runs, and the budget.
+//! - `fuzz`: hostile mutations of the presets for `barrierlab fuzz-scenarios`.
 //! - `vertex_id`: `JobVertexID`s derived from operator uids, as Flink derives them.
 
 mod config;
 mod config_keys;
+pub mod cost;
 mod faults;
 mod flink_conf;
 mod flink_keys;
+pub mod fuzz;
 mod identity;
 mod job_graph;
 mod model;
@@ -39,6 +43,9 @@ pub use config_keys::{
     check_value, closest_key, edit_distance, flink_path, format_thousandths, parse_thousandths,
     resolve_key, ConfigKeyInfo, ConfigValue, ValueKind, CONFIG_KEYS, RESTART_STRATEGY_TYPES,
 };
+pub use cost::{
+    estimate, CostEstimate, BUDGET_CHANNELS, BUDGET_WORK_PER_RUN, BUDGET_WORK_PER_SECOND,
+};
 pub use faults::{
     edge_ref, parse_edge_ref, parse_fail_flag, parse_task_ref, Fault, ResolvedFault, TaskRef,
 };
@@ -55,6 +62,9 @@ pub use model::{
 };
 pub use presets::{preset, PRESETS};
 pub use set::apply_set;
-pub use validate::ValidationError;
+pub use validate::{
+    ValidationError, MAX_COST_PER_RECORD, MAX_EDGE_LATENCY, MAX_KEYS, MAX_RATE,
+    MAX_RECORD_SEGMENTS, MAX_TASKMANAGERS, MAX_WINDOW,
+};
 pub use vertex_id::{job_vertex_id, murmur3_128};
 pub use yaml::{parse_flink_yaml, parse_flink_yaml_lines, YamlEntry};

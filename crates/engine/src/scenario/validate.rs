@@ -11,7 +11,23 @@ use super::job_graph::{
 use super::model::{
     KeyDistribution, OperatorKind, OperatorSpec, Partitioner, Scenario, SCENARIO_VERSION,
 };
-use crate::types::parse_duration;
+use crate::types::{format_duration, parse_duration, Micros, MICROS_PER_MS, MICROS_PER_SEC};
+
+// Documented maxima (docs/limits.md). Each refusal names the field and the limit.
+/// A datagen's total rate, records per second.
+pub const MAX_RATE: u64 = 100_000_000;
+/// A record spans at most this many network buffers.
+pub const MAX_RECORD_SEGMENTS: u64 = 1024;
+/// Distinct keys of a datagen.
+pub const MAX_KEYS: u32 = 10_000_000;
+/// Per-record processing time of one operator.
+pub const MAX_COST_PER_RECORD: Micros = 60 * MICROS_PER_SEC;
+/// A tumbling window's length.
+pub const MAX_WINDOW: Micros = 86_400 * MICROS_PER_SEC;
+/// An edge's network latency.
+pub const MAX_EDGE_LATENCY: Micros = 60 * MICROS_PER_SEC;
+/// TaskManagers, and slots per TaskManager (Flink's parallelism bound: more cannot be used).
+pub const MAX_TASKMANAGERS: u32 = 32768;
 
 /// One problem with a scenario: what it concerns (`operator 'x'`, `edge 'a' -> 'b'`, `config`,
 /// `cluster`, `topology`) and what is wrong.
@@ -95,7 +111,7 @@ impl Scenario {
             .collect();
         let mut max_parallelism = Vec::with_capacity(self.operators.len());
         for (op, &p) in self.operators.iter().zip(&parallelism) {
-            check_knobs(op, &mut errs);
+            check_knobs(op, config.segment_size, &mut errs);
             max_parallelism.push(check_parallelism(op, p, config.max_parallelism, &mut errs));
         }
         let (edges, latencies) = self.resolve_edges(&names, &mut errs);
@@ -160,6 +176,17 @@ impl Scenario {
             let to = lookup(&e.to, "target");
             let latency = match &e.latency {
                 Some(text) => match parse_duration(text) {
+                    Ok(us) if us > MAX_EDGE_LATENCY => {
+                        errs.push(
+                            edge_subject(self, i),
+                            format!(
+                                "latency {} is above the limit of {}",
+                                format_duration(us),
+                                format_duration(MAX_EDGE_LATENCY)
+                            ),
+                        );
+                        None
+                    }
                     Ok(us) => Some(us),
                     Err(m) => {
                         errs.push(edge_subject(self, i), format!("bad latency: {m}"));
@@ -349,6 +376,20 @@ impl Scenario {
             errs.push("cluster", "taskmanagers must be at least 1");
             return needed;
         }
+        if tms > MAX_TASKMANAGERS {
+            errs.push(
+                "cluster",
+                format!("taskmanagers {tms} is above the limit of {MAX_TASKMANAGERS} (Flink's largest parallelism: more could not be used)"),
+            );
+            return needed;
+        }
+        if self.cluster.slots_per_taskmanager.unwrap_or(0) > MAX_TASKMANAGERS {
+            errs.push(
+                "cluster",
+                format!("slots-per-taskmanager is above the limit of {MAX_TASKMANAGERS} (Flink's largest parallelism: more could not be used)"),
+            );
+            return needed;
+        }
         match self.cluster.slots_per_taskmanager {
             None => needed.div_ceil(tms),
             Some(0) => {
@@ -369,9 +410,18 @@ impl Scenario {
 }
 
 /// Kind-specific knob ranges and the cost duration.
-fn check_knobs(op: &OperatorSpec, errs: &mut Errors) {
-    if let Err(m) = op.cost_per_record_micros() {
-        errs.push(op_subject(op), format!("bad cost-per-record: {m}"));
+fn check_knobs(op: &OperatorSpec, segment_size: u64, errs: &mut Errors) {
+    match op.cost_per_record_micros() {
+        Err(m) => errs.push(op_subject(op), format!("bad cost-per-record: {m}")),
+        Ok(c) if c > MAX_COST_PER_RECORD => errs.push(
+            op_subject(op),
+            format!(
+                "cost-per-record {} is above the limit of {} (one record would hold the task's mailbox, and every checkpoint, for longer)",
+                format_duration(c),
+                format_duration(MAX_COST_PER_RECORD)
+            ),
+        ),
+        Ok(_) => {}
     }
     match &op.kind {
         OperatorKind::Datagen {
@@ -383,12 +433,28 @@ fn check_knobs(op: &OperatorSpec, errs: &mut Errors) {
         } => {
             if *rate == 0 {
                 errs.push(op_subject(op), "rate must be at least 1 record/s");
+            } else if *rate > MAX_RATE {
+                errs.push(
+                    op_subject(op),
+                    format!("rate {rate} records/s is above the limit of {MAX_RATE} (the simulator models every record; 100 times a large production source)"),
+                );
             }
+            let max_record = MAX_RECORD_SEGMENTS * segment_size;
             if *record_size == 0 {
                 errs.push(op_subject(op), "record-size must be at least 1 byte");
+            } else if *record_size > max_record {
+                errs.push(
+                    op_subject(op),
+                    format!("record-size {record_size} bytes is above the limit of {max_record} bytes: {MAX_RECORD_SEGMENTS} network buffers of taskmanager.memory.segment-size ({segment_size} bytes); a larger record spans more buffers than the simulator follows one by one"),
+                );
             }
             if *keys == 0 {
                 errs.push(op_subject(op), "keys must be at least 1");
+            } else if *keys > MAX_KEYS {
+                errs.push(
+                    op_subject(op),
+                    format!("keys {keys} is above the limit of {MAX_KEYS} (every key's state lives in the simulated heap)"),
+                );
             }
             if let KeyDistribution::Skewed {
                 hot_keys,
@@ -422,7 +488,18 @@ fn check_knobs(op: &OperatorSpec, errs: &mut Errors) {
             );
         }
         OperatorKind::KeyedWindowSum { window } => match parse_duration(window) {
-            Ok(0) => errs.push(op_subject(op), "window must be longer than 0"),
+            Ok(w) if w < MICROS_PER_MS => errs.push(
+                op_subject(op),
+                "window must be at least 1 ms (Flink's window sizes are in milliseconds)",
+            ),
+            Ok(w) if w > MAX_WINDOW => errs.push(
+                op_subject(op),
+                format!(
+                    "window {} is above the limit of {}",
+                    format_duration(w),
+                    format_duration(MAX_WINDOW)
+                ),
+            ),
             Ok(_) => {}
             Err(m) => errs.push(op_subject(op), format!("bad window: {m}")),
         },

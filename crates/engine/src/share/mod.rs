@@ -34,7 +34,8 @@ pub const LATEST_VERSION: u32 = 1;
 pub struct Link {
     /// The format version the link was written in (older links may deserve a "re-share" hint).
     pub version: u32,
-    /// The scenario, already validated: `Simulation::new` accepts it.
+    /// The scenario, already validated: `Simulation::new` accepts it unless it is over the cost
+    /// budget (`scenario::cost`), which the playground asks the user about.
     pub scenario: Scenario,
     pub options: LinkOptions,
 }

@@ -230,10 +230,28 @@ pub fn coordinator_config(graph: &JobGraph) -> CheckpointCoordinatorConfiguratio
     }
 }
 
+/// How to run a scenario over the budget on purpose, appended to the refusal.
+pub const CONSENT_HINT: &str =
+    "Simulate it anyway only on purpose: `--force` on the command line, \"Run anyway\" in the playground";
+
 impl Simulation {
-    /// Validates the scenario and deploys the job at time 0; nothing has run yet.
+    /// Validates the scenario, checks its cost estimate against the budget
+    /// ([`crate::scenario::cost`]) and deploys the job at time 0; nothing has run yet.
     pub fn new(scenario: Scenario) -> Result<Simulation, String> {
         let graph = scenario.job_graph()?;
+        if let Some(why) = crate::scenario::estimate(&scenario, &graph).over_budget() {
+            return Err(format!("{why}. {CONSENT_HINT}"));
+        }
+        Self::deploy(scenario, graph)
+    }
+
+    /// [`Simulation::new`] for a scenario over the budget, which the user chose to run anyway.
+    pub fn new_over_budget(scenario: Scenario) -> Result<Simulation, String> {
+        let graph = scenario.job_graph()?;
+        Self::deploy(scenario, graph)
+    }
+
+    fn deploy(scenario: Scenario, graph: crate::scenario::JobGraph) -> Result<Simulation, String> {
         let deployment = build::deploy(&scenario, &graph)?;
         let faults = scenario
             .faults

@@ -14,6 +14,7 @@ use std::rc::Rc;
 use barrierlab_engine::scenario::Scenario;
 use yew::prelude::*;
 
+use crate::components::cost_note::CostNote;
 use crate::state::{Action, State};
 use edges::Edges;
 use operator_row::OperatorRow;
@@ -102,6 +103,9 @@ pub fn topology_editor(p: &EditorProps) -> Html {
                 <ul class="validation" id="editor-errors" role="alert">
                     { for errors.iter().map(|e| html! { <li>{ e.clone() }</li> }) }
                 </ul>
+            }
+            if errors.is_empty() {
+                <CostNote draft={(*draft).clone()} id="editor-cost" />
             }
             <div class="editor-actions">
                 <button id="editor-apply" class="primary" disabled={!errors.is_empty() || !dirty} onclick={apply_cb}>{ "Apply & restart" }</button>

@@ -1,0 +1,130 @@
+//! The cost estimate is an upper bound on what a run does, for every preset and for a sample of
+//! the fuzzer's hostile scenarios; the budget refuses what it must and nothing a preset needs.
+
+use barrierlab_engine::scenario::fuzz::ScenarioFuzzer;
+use barrierlab_engine::scenario::{preset, Scenario, PRESETS};
+use barrierlab_engine::sim::Simulation;
+use barrierlab_engine::types::MICROS_PER_SEC;
+
+/// Record-hops plus events of a run of `seconds`, and what the estimate allowed.
+fn actual_and_allowed(scenario: Scenario, seconds: u64) -> (u64, u64) {
+    let estimate = scenario.cost_estimate().unwrap();
+    let mut sim = Simulation::new(scenario).unwrap();
+    sim.run_until(seconds * MICROS_PER_SEC);
+    let hops: u64 = sim.tasks.iter().map(|t| t.records_in).sum();
+    (
+        hops + sim.events,
+        estimate.work_for(seconds * MICROS_PER_SEC),
+    )
+}
+
+#[test]
+fn every_preset_stays_within_its_estimate_and_the_budget() {
+    for (name, _) in PRESETS {
+        let s = preset(name).unwrap();
+        let e = s.cost_estimate().unwrap();
+        assert!(e.over_budget().is_none(), "{name}: {e}");
+        let (actual, allowed) = actual_and_allowed(s, 20);
+        assert!(actual <= allowed, "{name}: {actual} > {allowed}");
+        // Not a vacuous bound: within an order of magnitude of the run.
+        assert!(allowed < actual * 10, "{name}: {actual} vs {allowed}");
+    }
+}
+
+#[test]
+fn the_estimate_follows_rate_record_size_and_broadcast() {
+    let base = preset("seed-demo").unwrap().cost_estimate().unwrap();
+    let with = |set: &str| {
+        let mut s = preset("seed-demo").unwrap();
+        barrierlab_engine::scenario::apply_set(&mut s, set).unwrap();
+        s.cost_estimate().unwrap()
+    };
+    let faster = with("operator.datagen.rate=20000");
+    assert!(
+        faster.record_hops >= 9 * base.record_hops,
+        "{faster} vs {base}"
+    );
+    let larger = with("operator.datagen.record-size=1048576");
+    assert!(
+        larger.buffers >= 2000 * 32,
+        "1 MiB records span 32 buffers: {larger}"
+    );
+    assert!(larger.over_budget().is_none(), "{larger}");
+    let often = with("execution.checkpointing.interval=10ms");
+    assert!(often.events > base.events, "{often} vs {base}");
+    let slow = with("operator.count-per-key.cost-per-record=5ms");
+    assert!(
+        slow.record_hops < base.record_hops,
+        "capacity caps the flow: {slow}"
+    );
+}
+
+#[test]
+fn an_over_budget_scenario_needs_consent() {
+    let mut s = preset("seed-demo").unwrap();
+    for set in [
+        "operator.datagen.parallelism=256",
+        "operator.count-per-key.parallelism=256",
+        "operator.checkpoint-aware-map.parallelism=256",
+        "operator.discard-sink.parallelism=256",
+        "execution.checkpointing.interval=10ms",
+    ] {
+        barrierlab_engine::scenario::apply_set(&mut s, set).unwrap();
+    }
+    let Err(err) = Simulation::new(s.clone()) else {
+        panic!("refused")
+    };
+    assert!(
+        err.contains("above the budget") && err.contains("Run anyway"),
+        "{err}"
+    );
+    assert!(Simulation::new_over_budget(s.clone()).is_ok());
+    // Past the channel budget: refused for memory, whatever the work.
+    for op in [
+        "datagen",
+        "count-per-key",
+        "checkpoint-aware-map",
+        "discard-sink",
+    ] {
+        barrierlab_engine::scenario::apply_set(&mut s, &format!("operator.{op}.parallelism=1024"))
+            .unwrap();
+    }
+    let why = s.cost_estimate().unwrap().over_budget().unwrap();
+    assert!(why.contains("channels"), "{why}");
+}
+
+/// The engine's share of `barrierlab fuzz-scenarios` (CI runs 20,000 with the CLI).
+#[test]
+fn fuzzed_scenarios_are_refused_with_a_message_or_stay_within_their_estimate() {
+    let (mut ran, mut refused) = (0, 0);
+    for (i, case) in ScenarioFuzzer::new(11).take(400).enumerate() {
+        let scenario = match case.scenario() {
+            Ok(s) => s,
+            Err(m) => {
+                assert!(!m.trim().is_empty(), "case {i}");
+                refused += 1;
+                continue;
+            }
+        };
+        let estimate = match scenario.cost_estimate() {
+            Ok(e) => e,
+            Err(m) => {
+                assert!(!m.trim().is_empty(), "case {i}");
+                refused += 1;
+                continue;
+            }
+        };
+        if estimate.over_budget().is_some() {
+            refused += 1;
+            continue;
+        }
+        let (actual, allowed) = actual_and_allowed(scenario, 1);
+        assert!(
+            actual <= allowed,
+            "case {i}: {actual} > {allowed}\n{}",
+            case.json
+        );
+        ran += 1;
+    }
+    assert!(ran > 50 && refused > 50, "ran {ran}, refused {refused}");
+}
