@@ -1,21 +1,25 @@
 //! The cost budget in the playground (`barrierlab_engine::scenario::cost`): a scenario estimated
-//! beyond it does not start until the user says so. Applying an edit, opening a link and reopening
-//! stored work all stop here first; the running job keeps going while the question is open.
+//! beyond it does not start until the user says so. Applying an edit, opening a link, reopening
+//! stored work and restoring a stored checkpoint all stop here first; the running job keeps going
+//! while the question is open.
 
 use std::rc::Rc;
 
 use barrierlab_engine::scenario::Scenario;
 use barrierlab_engine::share::{Link, LinkOptions};
 use barrierlab_engine::sim::Simulation;
+use barrierlab_engine::storage::StoredCheckpoint;
 
 use crate::state::State;
 
 /// A scenario over the budget, waiting for "Run anyway" or "Cancel".
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone)]
 pub struct PendingConsent {
     pub scenario: Scenario,
     /// The options of the link it came from, if it came from a link.
     pub link: Option<LinkOptions>,
+    /// The stored checkpoint to restore the job from, if it came from storage.
+    pub stored: Option<Rc<StoredCheckpoint>>,
     /// The estimate and why it is over the budget.
     pub message: String,
 }
@@ -45,6 +49,7 @@ pub fn ask(
     next.consent = Some(Rc::new(PendingConsent {
         scenario,
         link,
+        stored: None,
         message,
     }));
     next.version += 1;
@@ -57,6 +62,11 @@ pub fn run_anyway(state: Rc<State>) -> Rc<State> {
         return state;
     };
     let pending = (*pending).clone();
+    if let Some(stored) = pending.stored {
+        let mut base = (*state).clone();
+        base.consent = None;
+        return crate::storage::restore_into_consented(Rc::new(base), &stored, true);
+    }
     let opened = match pending.link {
         Some(options) => crate::share::state_from_link_consented(
             Link {

@@ -108,6 +108,7 @@ pub fn over_budget_link(hash: &str) -> Option<crate::consent::PendingConsent> {
     Some(crate::consent::PendingConsent {
         scenario: link.scenario,
         link: Some(link.options),
+        stored: None,
         message,
     })
 }

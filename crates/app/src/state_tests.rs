@@ -215,3 +215,28 @@ fn an_over_budget_link_asks_before_it_replaces_the_job() {
     assert_eq!(ran.sim.borrow().tasks.len(), 2 * 256);
     assert!(ran.link.is_some(), "opened as the link, with its options");
 }
+
+#[test]
+fn restoring_a_stored_checkpoint_of_an_over_budget_job_asks_first() {
+    use barrierlab_engine::sim::Simulation;
+    use barrierlab_engine::storage::{CheckpointStorage, StorageEffect};
+    let mut sim = Simulation::new_over_budget(heavy()).unwrap();
+    let mut storage = CheckpointStorage::attach(&sim);
+    let mut stored = None;
+    while stored.is_none() && sim.now < 3_000_000 {
+        sim.run_until(sim.now + 100_000);
+        stored = storage.poll(&sim).into_iter().find_map(|e| match e {
+            StorageEffect::Store(s) => Some(s),
+            _ => None,
+        });
+    }
+    let stored = Rc::new(*stored.expect("a checkpoint completed"));
+    let s = fresh();
+    let asked = s.clone().reduce(Action::RestoreStored(stored));
+    assert!(asked.consent.as_ref().is_some_and(|c| c.stored.is_some()));
+    assert!(Rc::ptr_eq(&asked.sim, &s.sim), "the running job is kept");
+    let restored = asked.reduce(Action::RunAnyway);
+    assert!(restored.consent.is_none());
+    assert_eq!(restored.sim.borrow().tasks.len(), 2 * 256);
+    assert_eq!(restored.sim.borrow().coordinator.stats().counts.restored, 1);
+}

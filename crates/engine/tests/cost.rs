@@ -128,3 +128,66 @@ fn fuzzed_scenarios_are_refused_with_a_message_or_stay_within_their_estimate() {
     }
     assert!(ran > 50 && refused > 50, "ran {ran}, refused {refused}");
 }
+
+fn heavy() -> Scenario {
+    let mut s = preset("seed-demo").unwrap();
+    for set in [
+        "operator.datagen.parallelism=256",
+        "operator.count-per-key.parallelism=256",
+        "operator.checkpoint-aware-map.parallelism=256",
+        "operator.discard-sink.parallelism=256",
+        "execution.checkpointing.interval=10ms",
+    ] {
+        barrierlab_engine::scenario::apply_set(&mut s, set).unwrap();
+    }
+    s
+}
+
+#[test]
+fn a_rescale_beyond_the_budget_is_refused_unless_the_job_runs_by_consent() {
+    let mut s = preset("seed-demo").unwrap();
+    barrierlab_engine::scenario::apply_set(&mut s, "pipeline.max-parallelism=4096").unwrap();
+    // 512 source subtasks: a consumer at 1024 would make 524,288 channels over the hash edge.
+    barrierlab_engine::scenario::apply_set(&mut s, "operator.datagen.parallelism=512").unwrap();
+    let mut sim = Simulation::new(s.clone()).unwrap();
+    sim.run_until(12 * MICROS_PER_SEC);
+    let wide = [
+        ("count-per-key", 1024),
+        ("checkpoint-aware-map", 1024),
+        ("discard-sink", 1024),
+    ];
+    let err = sim.rescale(&wide).unwrap_err();
+    assert!(err.contains("above the budget"), "{err}");
+    assert_eq!(sim.tasks.len(), 514, "the job keeps its parallelism");
+    let narrow = [
+        ("count-per-key", 4),
+        ("checkpoint-aware-map", 4),
+        ("discard-sink", 4),
+    ];
+    assert!(sim.rescale(&narrow).is_ok(), "a rescale within it works");
+    let mut consented = Simulation::new_over_budget(s).unwrap();
+    consented.run_until(12 * MICROS_PER_SEC);
+    let result = consented.rescale(&wide);
+    assert!(result.is_ok(), "{result:?}");
+}
+
+#[test]
+fn a_stored_checkpoint_of_a_job_over_the_budget_restores_only_by_consent() {
+    use barrierlab_engine::storage::{CheckpointStorage, StorageEffect};
+    let mut sim = Simulation::new_over_budget(heavy()).unwrap();
+    let mut storage = CheckpointStorage::attach(&sim);
+    let mut stored = None;
+    while stored.is_none() && sim.now < 3 * MICROS_PER_SEC {
+        sim.run_until(sim.now + 100_000);
+        stored = storage.poll(&sim).into_iter().find_map(|e| match e {
+            StorageEffect::Store(s) => Some(s),
+            _ => None,
+        });
+    }
+    let stored = stored.expect("a checkpoint completed");
+    let Err(err) = Simulation::from_stored(&stored) else {
+        panic!("restored without consent")
+    };
+    assert!(err.contains("above the budget"), "{err}");
+    assert!(Simulation::from_stored_consented(&stored, true).is_ok());
+}

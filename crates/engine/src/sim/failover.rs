@@ -210,6 +210,11 @@ impl Simulation {
             scenario.operators[op].parallelism = Some(*parallelism);
         }
         let graph = scenario.job_graph()?;
+        if !self.over_budget_consented {
+            if let Some(why) = crate::scenario::estimate(&scenario, &graph).over_budget() {
+                return Err(format!("rescaled, {why}"));
+            }
+        }
         let latest = self.latest_restorable;
         let (old_scenario, old_graph) = (self.scenario.clone(), self.graph.clone());
         self.scenario = scenario;

@@ -201,6 +201,9 @@ pub struct Simulation {
     /// Fold final sink records into their verdict (on; tests turn it off to compare).
     #[doc(hidden)]
     pub fold_records: bool,
+    /// Built by [`Simulation::new_over_budget`]: the user consented to a job beyond the cost
+    /// budget, so a rescale of it is not held to the budget either.
+    pub over_budget_consented: bool,
 }
 
 pub fn coordinator_config(graph: &JobGraph) -> CheckpointCoordinatorConfiguration {
@@ -248,7 +251,9 @@ impl Simulation {
     /// [`Simulation::new`] for a scenario over the budget, which the user chose to run anyway.
     pub fn new_over_budget(scenario: Scenario) -> Result<Simulation, String> {
         let graph = scenario.job_graph()?;
-        Self::deploy(scenario, graph)
+        let mut sim = Self::deploy(scenario, graph)?;
+        sim.over_budget_consented = true;
+        Ok(sim)
     }
 
     fn deploy(scenario: Scenario, graph: crate::scenario::JobGraph) -> Result<Simulation, String> {
@@ -330,6 +335,7 @@ impl Simulation {
             effects: Vec::new(),
             events: 0,
             fold_records: true,
+            over_budget_consented: false,
         };
         for (i, f) in sim.faults.iter().enumerate() {
             if let Some(at) = f.time() {

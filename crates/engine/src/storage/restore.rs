@@ -114,9 +114,23 @@ impl Simulation {
     /// Submits the stored checkpoint's job and restores it from that checkpoint or savepoint.
     /// A file that does not fit the job is refused with the reason; nothing panics.
     pub fn from_stored(stored: &StoredCheckpoint) -> Result<Simulation, String> {
+        Self::from_stored_consented(stored, false)
+    }
+
+    /// [`Simulation::from_stored`]; `consented`: the user chose to run the stored job although it
+    /// is over the cost budget.
+    pub fn from_stored_consented(
+        stored: &StoredCheckpoint,
+        consented: bool,
+    ) -> Result<Simulation, String> {
         stored.check_files()?;
-        let mut sim = Simulation::new(stored.scenario.clone())
-            .map_err(|e| format!("the stored job does not validate: {e}"))?;
+        let scenario = stored.scenario.clone();
+        let sim = if consented {
+            Simulation::new_over_budget(scenario)
+        } else {
+            Simulation::new(scenario)
+        };
+        let mut sim = sim.map_err(|e| format!("the stored job does not run: {e}"))?;
         let ids: Vec<SubtaskId> = sim.tasks.iter().map(|t| t.id).collect();
         let state = snapshots(&sim.graph, &ids, stored)?;
         let id = stored.id();
