@@ -123,3 +123,33 @@ test('"Run anyway" runs an over-budget link, and a reset does not ask again', as
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('the configuration panel and a pasted config.yaml go through the same estimate and question', async () => {
+  const { page, errors } = await openPage(browser, site.url);
+  await page.waitForSelector('#sim-time', { timeout: 20000 });
+  // Every operator on parallelism.default (1), so the configuration decides the job's size.
+  for (let i = 0; i < 4; i++) {
+    await page.fill(`#op-${i}-parallelism`, '');
+    await page.press(`#op-${i}-parallelism`, 'Tab');
+  }
+  await page.click('#editor-apply');
+  await page.waitForFunction(() => document.querySelector('#job-graph')?.textContent.includes('Parallelism: 1'));
+  // The table: a draft at parallelism.default 600 shows its estimate, over the budget.
+  const input = page.locator('#config-table tr[data-key="parallelism.default"] input');
+  await input.fill('600');
+  await input.press('Tab');
+  await page.waitForSelector('#config-cost.over');
+  assert.match(await page.textContent('#config-cost'), /channels/);
+  await page.click('#config-apply');
+  await page.waitForSelector('#consent');
+  await page.click('#consent-cancel');
+  // The same through a pasted config.yaml.
+  await page.fill('#yaml', 'parallelism.default: 600\n');
+  await page.click('#yaml-apply');
+  await page.waitForSelector('#consent');
+  assert.match(await page.textContent('#consent'), /above the budget/);
+  await page.click('#consent-cancel');
+  assert.ok(await page.textContent('#job-graph').then((t) => t.includes('Parallelism: 1')), 'the job kept its size');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
