@@ -2,6 +2,7 @@
 
 use std::rc::Rc;
 
+use barrierlab_engine::scenario::fuzz::over_budget_example;
 use barrierlab_engine::scenario::{parse_fail_flag, preset, Fault};
 use barrierlab_engine::sim::UserRequest;
 use yew::Reducible;
@@ -158,26 +159,11 @@ fn a_new_seed_reloads_from_time_zero_and_keeps_playing() {
     assert_eq!(s.sim.borrow().scenario.seed, 7);
 }
 
-/// seed-demo at 256 subtasks per operator, checkpointing every 10 ms: over the cost budget.
-fn heavy() -> barrierlab_engine::scenario::Scenario {
-    let mut s = preset("seed-demo").unwrap();
-    for set in [
-        "operator.datagen.parallelism=256",
-        "operator.count-per-key.parallelism=256",
-        "operator.checkpoint-aware-map.parallelism=256",
-        "operator.discard-sink.parallelism=256",
-        "execution.checkpointing.interval=10ms",
-    ] {
-        barrierlab_engine::scenario::apply_set(&mut s, set).unwrap();
-    }
-    s
-}
-
 #[test]
 fn an_over_budget_scenario_waits_for_consent_and_the_job_goes_on() {
     let s = at(fresh(), 2);
     let sim = s.sim.clone();
-    let s = s.reduce(Action::ApplyScenario(Box::new(heavy())));
+    let s = s.reduce(Action::ApplyScenario(Box::new(over_budget_example())));
     let pending = s.consent.clone().expect("asks first");
     assert!(
         pending.message.contains("above the budget"),
@@ -207,7 +193,7 @@ fn an_over_budget_scenario_waits_for_consent_and_the_job_goes_on() {
 fn an_over_budget_link_asks_before_it_replaces_the_job() {
     use barrierlab_engine::share::{encode, LinkOptions};
     let s = fresh();
-    let hash = encode(&heavy(), &LinkOptions::default());
+    let hash = encode(&over_budget_example(), &LinkOptions::default());
     let s2 = s.clone().reduce(Action::OpenHash(hash));
     assert!(s2.consent.as_ref().is_some_and(|c| c.link.is_some()));
     assert!(Rc::ptr_eq(&s2.sim, &s.sim));
@@ -220,7 +206,7 @@ fn an_over_budget_link_asks_before_it_replaces_the_job() {
 fn restoring_a_stored_checkpoint_of_an_over_budget_job_asks_first() {
     use barrierlab_engine::sim::Simulation;
     use barrierlab_engine::storage::{CheckpointStorage, StorageEffect};
-    let mut sim = Simulation::new_over_budget(heavy()).unwrap();
+    let mut sim = Simulation::new_over_budget(over_budget_example()).unwrap();
     let mut storage = CheckpointStorage::attach(&sim);
     let mut stored = None;
     while stored.is_none() && sim.now < 3_000_000 {

@@ -49,12 +49,7 @@ pub fn run(args: FuzzArgs) -> Result<(), String> {
             }
             Err(payload) => {
                 *outcomes.entry("PANIC").or_default() += 1;
-                let message = payload
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| payload.downcast_ref::<String>().cloned())
-                    .unwrap_or_default();
-                Some(format!("panic: {message}"))
+                Some(format!("panic: {}", panic_message(payload.as_ref())))
             }
         };
         if let Some(what) = failure {
@@ -79,20 +74,7 @@ pub fn run(args: FuzzArgs) -> Result<(), String> {
         elapsed.as_secs_f64(),
         args.inputs as f64 / elapsed.as_secs_f64().max(1e-9)
     );
-    println!("by outcome:");
-    for (name, count) in &outcomes {
-        println!(
-            "  {name:<18} {count:>9}  {:>5.1}%",
-            *count as f64 * 100.0 / total as f64
-        );
-    }
-    println!("by input kind:");
-    for (name, _) in CATEGORIES {
-        println!(
-            "  {name:<18} {:>9}",
-            categories.get(name).copied().unwrap_or(0)
-        );
-    }
+    print_counts(&outcomes, total, "input kind", CATEGORIES, &categories);
     if failed == 0 {
         println!("no panics, every error has a message");
         Ok(())
@@ -104,5 +86,35 @@ pub fn run(args: FuzzArgs) -> Result<(), String> {
             "{failed} of {} inputs failed (reproduce with --seed {})",
             args.inputs, args.seed
         ))
+    }
+}
+
+/// The text a caught panic carries.
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_default()
+}
+
+/// `by outcome:` with each outcome's share of `total`, then `by <kind>:` in the generator's order.
+pub fn print_counts(
+    outcomes: &BTreeMap<&str, u64>,
+    total: u64,
+    kind: &str,
+    categories: &[(&str, u64)],
+    counts: &BTreeMap<&str, u64>,
+) {
+    println!("by outcome:");
+    for (name, count) in outcomes {
+        println!(
+            "  {name:<26} {count:>9}  {:>5.1}%",
+            *count as f64 * 100.0 / total.max(1) as f64
+        );
+    }
+    println!("by {kind}:");
+    for (name, _) in categories {
+        println!("  {name:<26} {:>9}", counts.get(name).copied().unwrap_or(0));
     }
 }

@@ -13,6 +13,8 @@ use barrierlab_engine::scenario::{estimate, CostEstimate};
 use barrierlab_engine::sim::Simulation;
 use barrierlab_engine::types::{parse_duration, MICROS_PER_SEC};
 
+use crate::fuzz::{panic_message, print_counts};
+
 #[derive(clap::Args, Debug)]
 pub struct FuzzScenariosArgs {
     /// Number of cases.
@@ -132,12 +134,7 @@ pub fn run(args: FuzzScenariosArgs) -> Result<(), String> {
             }
             Err(payload) => {
                 *outcomes.entry("PANIC").or_default() += 1;
-                let message = payload
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| payload.downcast_ref::<String>().cloned())
-                    .unwrap_or_default();
-                Some(format!("panic: {message}"))
+                Some(format!("panic: {}", panic_message(payload.as_ref())))
             }
         };
         if let Some(what) = failure {
@@ -161,20 +158,7 @@ pub fn run(args: FuzzScenariosArgs) -> Result<(), String> {
         args.seconds,
         args.inputs as f64 / elapsed.max(1e-9)
     );
-    println!("by outcome:");
-    for (name, count) in &outcomes {
-        println!(
-            "  {name:<26} {count:>9}  {:>5.1}%",
-            *count as f64 * 100.0 / total as f64
-        );
-    }
-    println!("by mutation:");
-    for (name, _) in CATEGORIES {
-        println!(
-            "  {name:<26} {:>9}",
-            categories.get(name).copied().unwrap_or(0)
-        );
-    }
+    print_counts(&outcomes, total, "mutation", CATEGORIES, &categories);
     println!(
         "closest to its estimate: case #{} used {:.1} % of it",
         worst_ratio.1,

@@ -1,7 +1,7 @@
 //! The cost estimate is an upper bound on what a run does, for every preset and for a sample of
 //! the fuzzer's hostile scenarios; the budget refuses what it must and nothing a preset needs.
 
-use barrierlab_engine::scenario::fuzz::ScenarioFuzzer;
+use barrierlab_engine::scenario::fuzz::{over_budget_example, ScenarioFuzzer};
 use barrierlab_engine::scenario::{preset, Scenario, PRESETS};
 use barrierlab_engine::sim::Simulation;
 use barrierlab_engine::types::MICROS_PER_SEC;
@@ -61,16 +61,7 @@ fn the_estimate_follows_rate_record_size_and_broadcast() {
 
 #[test]
 fn an_over_budget_scenario_needs_consent() {
-    let mut s = preset("seed-demo").unwrap();
-    for set in [
-        "operator.datagen.parallelism=256",
-        "operator.count-per-key.parallelism=256",
-        "operator.checkpoint-aware-map.parallelism=256",
-        "operator.discard-sink.parallelism=256",
-        "execution.checkpointing.interval=10ms",
-    ] {
-        barrierlab_engine::scenario::apply_set(&mut s, set).unwrap();
-    }
+    let mut s = over_budget_example();
     let Err(err) = Simulation::new(s.clone()) else {
         panic!("refused")
     };
@@ -129,20 +120,6 @@ fn fuzzed_scenarios_are_refused_with_a_message_or_stay_within_their_estimate() {
     assert!(ran > 50 && refused > 50, "ran {ran}, refused {refused}");
 }
 
-fn heavy() -> Scenario {
-    let mut s = preset("seed-demo").unwrap();
-    for set in [
-        "operator.datagen.parallelism=256",
-        "operator.count-per-key.parallelism=256",
-        "operator.checkpoint-aware-map.parallelism=256",
-        "operator.discard-sink.parallelism=256",
-        "execution.checkpointing.interval=10ms",
-    ] {
-        barrierlab_engine::scenario::apply_set(&mut s, set).unwrap();
-    }
-    s
-}
-
 #[test]
 fn a_rescale_beyond_the_budget_is_refused_unless_the_job_runs_by_consent() {
     let mut s = preset("seed-demo").unwrap();
@@ -174,7 +151,7 @@ fn a_rescale_beyond_the_budget_is_refused_unless_the_job_runs_by_consent() {
 #[test]
 fn a_stored_checkpoint_of_a_job_over_the_budget_restores_only_by_consent() {
     use barrierlab_engine::storage::{CheckpointStorage, StorageEffect};
-    let mut sim = Simulation::new_over_budget(heavy()).unwrap();
+    let mut sim = Simulation::new_over_budget(over_budget_example()).unwrap();
     let mut storage = CheckpointStorage::attach(&sim);
     let mut stored = None;
     while stored.is_none() && sim.now < 3 * MICROS_PER_SEC {

@@ -8,7 +8,7 @@ use rand_core::{RngCore, SeedableRng};
 use serde_json::Value;
 
 use super::config_keys::CONFIG_KEYS;
-use super::model::Scenario;
+use super::model::{OperatorKind, Scenario};
 use super::presets::{preset, PRESETS};
 use super::set::apply_set;
 
@@ -70,18 +70,7 @@ pub const HOSTILE_DURATIONS: &[&str] = &[
 
 const PARTITIONERS: &[&str] = &["forward", "hash", "rebalance", "rescale", "broadcast"];
 
-const OPERATOR_TYPES: &[&str] = &[
-    "datagen",
-    "map",
-    "filter",
-    "keyed-count",
-    "keyed-window-sum",
-    "union",
-    "checkpoint-aware-map",
-    "discard-sink",
-    "collect-sink",
-    "two-phase-commit-sink",
-];
+const OPERATOR_TYPES: [&str; 10] = OperatorKind::TYPE_NAMES;
 
 /// One generated case: a scenario as JSON text (what a file or an editor holds) plus `--set`
 /// assignments to apply to it, in order.
@@ -299,7 +288,7 @@ impl ScenarioFuzzer {
             match self.below(3) {
                 0 => {
                     let name = format!("added-{}", self.below(1000));
-                    let kind = *self.pick(OPERATOR_TYPES);
+                    let kind = *self.pick(&OPERATOR_TYPES);
                     let mut op = serde_json::json!({"name": name, "kind": {"type": kind}});
                     match kind {
                         "datagen" => {
@@ -544,4 +533,24 @@ fn op_names(doc: &Value) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// A plausible scenario over the cost budget, for tests and examples: seed-demo with 256
+/// subtasks per operator (65,536 channels over the hash edge) checkpointing every 10 ms.
+pub fn over_budget_example() -> Scenario {
+    let mut s = preset("seed-demo").expect("the seed demo exists");
+    for op in [
+        "datagen",
+        "count-per-key",
+        "checkpoint-aware-map",
+        "discard-sink",
+    ] {
+        s.operators
+            .iter_mut()
+            .filter(|o| o.name == op)
+            .for_each(|o| o.parallelism = Some(256));
+    }
+    s.config
+        .insert("execution.checkpointing.interval".into(), "10ms".into());
+    s
 }

@@ -302,6 +302,20 @@ impl From<OperatorKindRepr> for OperatorKind {
 }
 
 impl OperatorKind {
+    /// Every kind's `"type"` tag, in the order the editor's palette shows them.
+    pub const TYPE_NAMES: [&'static str; 10] = [
+        "datagen",
+        "map",
+        "filter",
+        "keyed-count",
+        "keyed-window-sum",
+        "union",
+        "checkpoint-aware-map",
+        "discard-sink",
+        "collect-sink",
+        "two-phase-commit-sink",
+    ];
+
     /// The `"type"` tag as written in JSON.
     pub fn type_name(&self) -> &'static str {
         match self {

@@ -6,18 +6,7 @@ use barrierlab_engine::scenario::{
 };
 
 /// The palette: every `OperatorKind`, by its JSON type name.
-pub const KINDS: [&str; 10] = [
-    "datagen",
-    "map",
-    "filter",
-    "keyed-count",
-    "keyed-window-sum",
-    "union",
-    "checkpoint-aware-map",
-    "discard-sink",
-    "collect-sink",
-    "two-phase-commit-sink",
-];
+pub const KINDS: [&str; 10] = OperatorKind::TYPE_NAMES;
 
 pub const PARTITIONERS: [Partitioner; 5] = [
     Partitioner::Forward,
