@@ -104,7 +104,9 @@ pub fn over_budget_link(hash: &str) -> Option<crate::consent::PendingConsent> {
         format!("#{hash}")
     };
     let link = decode(&fragment).ok()?;
-    let message = crate::consent::over_budget(&link.scenario)?;
+    // With `until=`, the catch-up is one run: held to the per-run budget as well.
+    let until = link.options.until.unwrap_or(0).min(MAX_UNTIL);
+    let message = link.scenario.cost_estimate().ok()?.run_over_budget(until)?;
     Some(crate::consent::PendingConsent {
         scenario: link.scenario,
         link: Some(link.options),

@@ -61,7 +61,7 @@ fn judge(case: &ScenarioCase, micros: u64) -> Result<Outcome, String> {
     }
     let mut sim = match Simulation::new(scenario) {
         Ok(sim) => sim,
-        Err(m) => return Ok(Outcome::Refused("refused: deployment", m)),
+        Err(m) => return Ok(Outcome::Refused("refused: fault script", m)),
     };
     sim.run_until(micros);
     let hops: u64 = sim.tasks.iter().map(|t| t.records_in).sum();

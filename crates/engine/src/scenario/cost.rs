@@ -14,9 +14,10 @@
 
 use std::fmt;
 
+use super::faults::Fault;
 use super::job_graph::JobGraph;
 use super::model::{OperatorKind, Partitioner, Scenario};
-use crate::types::{Micros, MICROS_PER_SEC};
+use crate::types::{parse_duration, Micros, MICROS_PER_SEC};
 
 /// The work a run may take per simulated second without the user's consent. `barrierlab bench`'s
 /// 512-subtask job at 1 M records/s, the largest job the playground is meant to run live, is
@@ -24,8 +25,8 @@ use crate::types::{Micros, MICROS_PER_SEC};
 pub const BUDGET_WORK_PER_SECOND: u64 = 20_000_000;
 
 /// The longest run (in simulated work) a single request may take without consent: ten minutes of
-/// simulated time at the full per-second budget, plus the start (see [`CostEstimate::work_for`]),
-/// so a link's `until=` (at most 600 s) never needs more consent than its scenario.
+/// simulated time at the full per-second budget, plus the start (see [`CostEstimate::work_for`]);
+/// a link's `until=` catch-up (at most 600 s) is held to it.
 pub const BUDGET_WORK_PER_RUN: u64 = BUDGET_WORK_PER_SECOND * 601;
 
 /// Network channels a job may have without consent: each holds buffers and credit state, so a
@@ -57,6 +58,9 @@ pub struct CostEstimate {
     pub bytes: u64,
     pub subtasks: u64,
     pub channels: u64,
+    /// Faults in the script: each may fail the job over, and a restart costs at most a second's
+    /// worth of work (redeployment, and the sources' rate limiters bursting a second of records).
+    pub faults: u64,
 }
 
 impl CostEstimate {
@@ -65,11 +69,12 @@ impl CostEstimate {
         self.record_hops.saturating_add(self.events)
     }
 
-    /// Work for `micros` of simulated time, plus one second's worth for the start (a source's
-    /// rate limiter can burst a second of records after a stall).
+    /// Work for `micros` of simulated time, plus one second's worth for the start and for each
+    /// fault (a source's rate limiter can burst a second of records after a stall or a restart).
     pub fn work_for(&self, micros: Micros) -> u64 {
         let per = self.work_per_second();
-        mul_div(per, micros, MICROS_PER_SEC).saturating_add(per)
+        mul_div(per, micros, MICROS_PER_SEC)
+            .saturating_add(per.saturating_mul(self.faults.saturating_add(1)))
     }
 
     /// Why this scenario needs consent, or `None` when it is within the budget.
@@ -161,7 +166,10 @@ pub fn estimate(scenario: &Scenario, graph: &JobGraph) -> CostEstimate {
     // Records per second leaving each operator, and the largest record size reaching it.
     let mut out = vec![0u64; ops.len()];
     let mut size = vec![0u64; ops.len()];
-    let mut est = CostEstimate::default();
+    let mut est = CostEstimate {
+        faults: scenario.faults.len() as u64,
+        ..CostEstimate::default()
+    };
     for v in &graph.vertices {
         let p = u64::from(v.parallelism);
         est.subtasks = est.subtasks.saturating_add(p);
@@ -170,7 +178,7 @@ pub fn estimate(scenario: &Scenario, graph: &JobGraph) -> CostEstimate {
         let chain_cost: u64 = v
             .operators
             .iter()
-            .map(|&op| ops[op].cost_per_record_micros().unwrap_or(0))
+            .map(|&op| lowest_cost(scenario, op))
             .fold(0, u64::saturating_add);
         let capacity = if chain_cost == 0 {
             u64::MAX
@@ -290,6 +298,24 @@ pub fn estimate(scenario: &Scenario, graph: &JobGraph) -> CostEstimate {
         .saturating_add(est.subtasks.saturating_mul(EVENTS_PER_SUBTASK_SECOND))
         .saturating_add(est.channels.saturating_mul(EVENTS_PER_SUBTASK_SECOND / 4));
     est
+}
+
+/// An operator's per-record cost, or the lowest a `slow` fault gives it during the run.
+fn lowest_cost(scenario: &Scenario, op: usize) -> Micros {
+    let spec = &scenario.operators[op];
+    let own = spec.cost_per_record_micros().unwrap_or(0);
+    scenario
+        .faults
+        .iter()
+        .filter_map(|f| match f {
+            Fault::Slow {
+                operator,
+                cost_per_record,
+                ..
+            } if *operator == spec.name => Some(parse_duration(cost_per_record).unwrap_or(0)),
+            _ => None,
+        })
+        .fold(own, Micros::min)
 }
 
 fn scenario_from(scenario: &Scenario, edge: usize) -> usize {

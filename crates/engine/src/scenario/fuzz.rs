@@ -17,9 +17,10 @@ pub const CATEGORIES: &[(&str, u64)] = &[
     ("number", 22),
     ("scale", 2),
     ("duration", 12),
-    ("set", 22),
+    ("set", 20),
     ("partitioner", 10),
-    ("topology", 12),
+    ("topology", 10),
+    ("faults", 4),
     ("name", 6),
     ("config-type", 8),
     ("combined", 6),
@@ -140,6 +141,7 @@ impl ScenarioFuzzer {
             "name" => self.name(doc),
             "config-type" => self.config_type(doc),
             "scale" => self.scale(doc),
+            "faults" => self.faults(doc),
             _ => {
                 for _ in 0..2 + self.below(3) {
                     // Any but "combined" and "scale": combined scale-ups are too costly to run by
@@ -406,6 +408,44 @@ impl ScenarioFuzzer {
                 ],
                 "1us".into(),
             );
+        }
+    }
+
+    /// A fault script: kills, slow operators (down to no cost at all), storage failures,
+    /// declines, delayed acks and lost connections, at times in and out of the run, on subtasks
+    /// and edges that may not exist.
+    fn faults(&mut self, doc: &mut Value) {
+        let names = op_names(doc);
+        if names.is_empty() {
+            return;
+        }
+        const AT: &[&str] = &[
+            "0s",
+            "300ms",
+            "1s",
+            "1500ms",
+            "2s",
+            "-1s",
+            "999999999d",
+            "x",
+        ];
+        for _ in 0..1 + self.below(20) {
+            let op = self.pick(&names).clone();
+            let other = self.pick(&names).clone();
+            let task = format!("{op}#{}", [0, 1, 2, 99][self.below(4)]);
+            let at = *self.pick(AT);
+            let fault = match self.below(6) {
+                0 => serde_json::json!({"kill": {"task": task, "at": at}}),
+                1 => serde_json::json!({"slow": {"operator": op, "from": at,
+                    "cost-per-record": *self.pick(&["0us", "1us", "5ms", "1h"])}}),
+                2 => serde_json::json!({"storage-failure": {"from": at, "until": "2s"}}),
+                3 => serde_json::json!({"decline": {"task": task, "checkpoint": self.below(5)}}),
+                4 => serde_json::json!({"delay-acks": {"task": task,
+                    "by": *self.pick(HOSTILE_DURATIONS)}}),
+                _ => serde_json::json!({"connection-loss": {"edge": format!("{op} -> {other}"),
+                    "at": at}}),
+            };
+            push(doc, "faults", fault);
         }
     }
 
