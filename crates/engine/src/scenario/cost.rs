@@ -186,7 +186,9 @@ pub fn estimate(scenario: &Scenario, graph: &JobGraph) -> CostEstimate {
             mul_div(p, MICROS_PER_SEC, chain_cost)
         };
         let head = v.operators[0];
-        let (mut rate, mut rsize) = match &ops[head].kind {
+        // Record sizes: a datagen's own; downstream, the largest input's (an upper bound: keyed
+        // operators emit smaller records).
+        let (mut rate, rsize) = match &ops[head].kind {
             OperatorKind::Datagen {
                 rate, record_size, ..
             } => (*rate, *record_size),
@@ -211,10 +213,6 @@ pub fn estimate(scenario: &Scenario, graph: &JobGraph) -> CostEstimate {
         for &op in &v.operators {
             if let OperatorKind::Filter { keep_percent } = ops[op].kind {
                 rate = mul_div(rate, u64::from(keep_percent.min(100)), 100);
-            }
-            if let OperatorKind::KeyedCount | OperatorKind::KeyedWindowSum { .. } = ops[op].kind {
-                // Their outputs are small fixed-size records; keep the input size as the bound.
-                rsize = rsize.max(1);
             }
             out[op] = rate;
             size[op] = rsize;
