@@ -212,6 +212,12 @@ KNOWN_GAPS: dict[str, str] = {
     "vertex_checkpointed_size_inflight": "in unaligned checkpoints the consumers' input channel "
                                          "state comes out 25-30 % below Flink's (the keyed "
                                          "vertex's size: 30 KiB against 41 KiB)",
+    # One row, by its label: the 7-key subtask of the seed job under backpressure.
+    "seed-backpressure:busy ratio · count-per-key→…#0": "the 7-key subtask gets 7/9 of the 9-key "
+        "subtask's records: the simulator's busy ratio is 0.77, Flink's 0.86 on a machine at its "
+        "usual speed and 1.00 on a slowed one (each record costs Flink more than its 5 ms sleep "
+        "there; not identified)",
+    "seed-unaligned:busy ratio · count-per-key→…#0": "as in seed-backpressure",
     "two-input-join:start_delay": "the source chain payments -> slow-enrich (1 ms a record): the "
                                   "simulator's trigger mail waits 12 ms there against Flink's 5 ms",
     "two-input-join:alignment": "follows from the late payments barrier (start delay above)",
@@ -883,6 +889,49 @@ def extract_rows(reals: list[dict], sims: list[dict]) -> list[Row]:
     return rows
 
 
+# --------------------------------------------------------------------------------------------
+# Machine calibration. The simulator's latency knobs (`barrierlab.*`, config_keys.rs) are Flink's
+# thread hand-offs, RPCs and storage writes as measured on one machine; on a slower (shared,
+# throttled) machine every millisecond-scale figure of real Flink grows with them. The reference
+# scenario (no backpressure: its acknowledgement delay is those latencies and nothing else) gives
+# the factor: real median ack − trigger over simulated, bounded. Every later scenario's simulator
+# runs with its latencies scaled by it; the factor is printed with the results.
+# --------------------------------------------------------------------------------------------
+
+CALIBRATION_SCENARIO = "seed-demo"
+# The engine's defaults in µs (crates/engine/src/scenario/config_keys.rs).
+LATENCY_DEFAULTS_US = {
+    "barrierlab.trigger-latency": 2000,
+    "barrierlab.trigger-dispatch": 1000,
+    "barrierlab.ack-latency": 3000,
+    "barrierlab.thread-jitter": 3000,
+    "barrierlab.rpc-latency": 1000,
+    "barrierlab.storage.write-latency": 3000,
+}
+SPEED_BOUNDS = (0.5, 3.0)
+
+
+def machine_speed(reals: list[dict], sims: list[dict]) -> float | None:
+    """Real over simulated median ack − trigger of the reference scenario."""
+    real, sim = [], []
+    for row in extract_rows(reals, sims):
+        if row.measure == "ack_after_trigger":
+            real += row.real
+            sim += row.sim
+    if not real or not sim or statistics.median(sim) <= 0:
+        return None
+    return statistics.median(real) / statistics.median(sim)
+
+
+def calibration_sets(speed: float) -> list[str]:
+    if abs(speed - 1.0) < 1e-9:
+        return []
+    out = []
+    for key, us in LATENCY_DEFAULTS_US.items():
+        out += ["--set", f"{key}={round(us * speed)}us"]
+    return out
+
+
 @dataclass
 class Verdict:
     text: str  # ok / FAIL / info / –
@@ -911,7 +960,8 @@ def judge(row: Row) -> Verdict:
         return Verdict("FAIL", True, "missing in " + ("real" if not real else "sim"))
     r, s = statistics.median(real), statistics.median(sim)
     good = rule.check(r, s)
-    gap = KNOWN_GAPS.get(f"{row.scenario}:{row.measure}") or KNOWN_GAPS.get(row.measure)
+    gap = (KNOWN_GAPS.get(f"{row.scenario}:{row.label}")
+           or KNOWN_GAPS.get(f"{row.scenario}:{row.measure}") or KNOWN_GAPS.get(row.measure))
     if not good and gap:
         return Verdict("known gap", False)
     note = ""
@@ -1138,6 +1188,10 @@ def main() -> int:
     sim_seeds = args.sim_seeds or max(runs, 8)
 
     t_start = time.monotonic()
+    # Latencies' scale for the simulator: 1 until the reference scenario has run (see
+    # machine_speed); [text] of the calibration for the report.
+    speed = 1.0
+    calibration_note = [""]
     if not args.from_saved:
         lib = flink_lib()
         if lib is None:
@@ -1213,14 +1267,36 @@ def main() -> int:
                 for extra in sc_out.glob("run-*"):
                     if extra.is_dir() and int(extra.name.split("-")[1]) > runs:
                         shutil.rmtree(extra)
-            sims = []
-            for seed in range(1, sim_seeds + 1):
-                cmd = [bl, "run", *sargs, "--seconds", str(seconds), "--seed", str(seed),
-                       "--format", "json", "--start-time", "0"]
-                report = json.loads(run_cmd(cmd, timeout=600))
-                (sc_out / f"sim-seed-{seed}.json").write_text(json.dumps(report, indent=1) + "\n")
-                sims.append(load_sim(report, fault_time_ms(sc.fail)))
+            def run_sims() -> list[dict]:
+                out = []
+                for seed in range(1, sim_seeds + 1):
+                    cmd = [bl, "run", *sargs, *calibration_sets(speed), "--seconds", str(seconds),
+                           "--seed", str(seed), "--format", "json", "--start-time", "0"]
+                    report = json.loads(run_cmd(cmd, timeout=600))
+                    (sc_out / f"sim-seed-{seed}.json").write_text(
+                        json.dumps(report, indent=1) + "\n")
+                    out.append(load_sim(report, fault_time_ms(sc.fail)))
+                return out
+
+            def calibrate() -> list[dict]:
+                # The reference scenario sets the machine's speed for every later one.
+                nonlocal speed
+                ratio = machine_speed(reals, sims) if sc.name == CALIBRATION_SCENARIO else None
+                if ratio is None:
+                    return sims
+                # `sims` ran at `speed` already: the ratio is relative to it.
+                measured = min(max(speed * ratio, SPEED_BOUNDS[0]), SPEED_BOUNDS[1])
+                if abs(measured - speed) < 0.15 * speed:
+                    return sims
+                speed = measured
+                calibration_note[0] = (f"machine calibration: latencies ×{speed:.2f} (from "
+                                       f"{CALIBRATION_SCENARIO}'s ack − trigger)")
+                print(f"[{sc.name}] {calibration_note[0]}", flush=True)
+                return run_sims()
+
+            sims = run_sims()
             reals = load_reals()
+            sims = calibrate()
             trows = judged(reals, sims, sc.name)
             failing = [r[0] for r in trows if r[-1] == "FAIL"]
             if failing and not args.from_saved and job_dir is not None and args.retry:
@@ -1231,6 +1307,7 @@ def main() -> int:
                       f"{'; '.join(failing)}; a second round of {runs} run(s)", flush=True)
                 run_round(job_dir, runs + 1, runs)
                 reals = load_reals()
+                sims = calibrate()
                 trows = judged(reals, sims, sc.name)
             title = (f"== {sc.name}: {sc.note} — {len(reals)} real run(s) × {seconds} s, "
                      f"{len(sims)} simulator seed(s)")
@@ -1269,6 +1346,7 @@ def main() -> int:
 
     wall = time.monotonic() - t_start
     print(f"harness wall time: {wall:.0f} s")
+    print(calibration_note[0] or "machine calibration: none (latencies at the engine's defaults)")
     if args.markdown or args.update_docs:
         md = markdown_document(args, sections_md, runs, sim_seeds, wall)
         if args.markdown:
