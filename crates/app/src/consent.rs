@@ -24,9 +24,16 @@ pub struct PendingConsent {
     pub message: String,
 }
 
-/// Why `scenario` needs consent, or `None` (also for an invalid scenario: validation says why).
-pub fn over_budget(scenario: &Scenario) -> Option<String> {
-    scenario.cost_estimate().ok()?.over_budget()
+/// The question for `scenario` if it is over the budget, or `None` (also for an invalid
+/// scenario: validation says why).
+pub fn for_scenario(scenario: &Scenario) -> Option<PendingConsent> {
+    let message = scenario.cost_estimate().ok()?.over_budget()?;
+    Some(PendingConsent {
+        scenario: scenario.clone(),
+        link: None,
+        stored: None,
+        message,
+    })
 }
 
 /// A simulation of a scenario the user has consented to (or that is within the budget).
@@ -39,19 +46,9 @@ pub fn simulation(scenario: Scenario, consented: bool) -> Result<Simulation, Str
 }
 
 /// `state` with the question open.
-pub fn ask(
-    state: &State,
-    scenario: Scenario,
-    link: Option<LinkOptions>,
-    message: String,
-) -> Rc<State> {
+pub fn ask(state: &State, pending: PendingConsent) -> Rc<State> {
     let mut next = state.clone();
-    next.consent = Some(Rc::new(PendingConsent {
-        scenario,
-        link,
-        stored: None,
-        message,
-    }));
+    next.consent = Some(Rc::new(pending));
     next.version += 1;
     Rc::new(next)
 }

@@ -44,6 +44,11 @@ pub fn initial_state() -> State {
 
 /// `Ok(None)` for no link (an empty fragment), the opened link, or why it does not load.
 pub fn state_from_hash(hash: &str) -> Result<Option<State>, String> {
+    link_from_hash(hash)?.map(state_from_link).transpose()
+}
+
+/// The link a fragment holds: `Ok(None)` for an empty fragment, or why it does not decode.
+fn link_from_hash(hash: &str) -> Result<Option<Link>, String> {
     let hash = hash.trim();
     if hash.is_empty() || hash == "#" {
         return Ok(None);
@@ -53,8 +58,9 @@ pub fn state_from_hash(hash: &str) -> Result<Option<State>, String> {
     } else {
         format!("#{hash}")
     };
-    let link = decode(&fragment).map_err(|e| format!("This link does not load: {e}"))?;
-    state_from_link(link).map(Some)
+    decode(&fragment)
+        .map(Some)
+        .map_err(|e| format!("This link does not load: {e}"))
 }
 
 /// The preset a scenario is (whatever its seed), if it is one.
@@ -94,16 +100,7 @@ pub fn state_from_link(link: Link) -> Result<State, String> {
 /// The link in `hash` when its scenario is over the cost budget: the scenario, its options and
 /// why, for the consent question (see `consent.rs`).
 pub fn over_budget_link(hash: &str) -> Option<crate::consent::PendingConsent> {
-    let hash = hash.trim();
-    if hash.is_empty() || hash == "#" {
-        return None;
-    }
-    let fragment = if hash.starts_with('#') {
-        hash.to_string()
-    } else {
-        format!("#{hash}")
-    };
-    let link = decode(&fragment).ok()?;
+    let link = link_from_hash(hash).ok()??;
     // With `until=`, the catch-up is one run: held to the per-run budget as well.
     let until = link.options.until.unwrap_or(0).min(MAX_UNTIL);
     let message = link.scenario.cost_estimate().ok()?.run_over_budget(until)?;
@@ -161,7 +158,6 @@ pub fn state_from_link_consented(link: Link, consented: bool) -> Result<State, S
     }
     state.embed = options.embed;
     state.link = Some(Rc::new(options));
-    state.over_budget_ok = consented;
     Ok(state)
 }
 
@@ -181,7 +177,6 @@ pub fn state_from_scenario_consented(
     let sim = crate::consent::simulation(scenario, consented)?;
     let mut state = State::with_sim(sim, None, base.unwrap_or(DEFAULT_PRESET), true, speed);
     state.custom = name.is_none();
-    state.over_budget_ok = consented;
     Ok(state)
 }
 

@@ -218,9 +218,6 @@ pub struct State {
     pub phase_stop: Option<Rc<crate::phase::PhaseStop>>,
     /// A scenario over the cost budget, waiting for the user's "Run anyway" (`consent.rs`).
     pub consent: Option<Rc<crate::consent::PendingConsent>>,
-    /// The running scenario is over the budget by the user's choice: its re-runs (reset, new
-    /// seed, fault edits) need not ask again.
-    pub over_budget_ok: bool,
 }
 
 impl PartialEq for State {
@@ -320,7 +317,6 @@ impl State {
             tutorial: None,
             phase_stop: None,
             consent: None,
-            over_budget_ok: false,
         };
         state.refresh_derived(true);
         state
@@ -381,7 +377,7 @@ impl State {
             let sim = self.sim.borrow();
             (sim.now, self.playing)
         };
-        let sim = match crate::consent::simulation(scenario, self.over_budget_ok) {
+        let sim = match crate::consent::simulation(scenario, self.over_budget_ok()) {
             Ok(sim) => sim,
             Err(e) => {
                 let mut next = (*self).clone();
@@ -391,7 +387,6 @@ impl State {
             }
         };
         let mut next = State::with_sim(sim, None, &self.preset, false, self.speed);
-        next.over_budget_ok = self.over_budget_ok;
         next.custom = custom && barrierlab_engine::scenario::preset(&next.scenario.name).is_none();
         next.inspected = self.inspected;
         next.fault_menu_open = self.fault_menu_open;
@@ -444,15 +439,20 @@ impl State {
     fn reload(&self, seed: u64, playing: bool) -> State {
         let mut scenario = (*self.scenario).clone();
         scenario.seed = seed;
-        match crate::consent::simulation(scenario, self.over_budget_ok) {
+        match crate::consent::simulation(scenario, self.over_budget_ok()) {
             Ok(sim) => {
                 let mut next = State::with_sim(sim, None, &self.preset, playing, self.speed);
                 next.custom = self.custom;
-                next.over_budget_ok = self.over_budget_ok;
                 next
             }
             Err(_) => State::load(&self.preset, Some(seed), playing, self.speed),
         }
+    }
+
+    /// The running job is over the cost budget by the user's choice: its re-runs (reset, new
+    /// seed, fault edits) need not ask again.
+    pub fn over_budget_ok(&self) -> bool {
+        self.sim.borrow().over_budget_consented
     }
 
     pub fn status(&self) -> JobStatus {
@@ -675,8 +675,8 @@ impl Reducible for State {
             Action::ApplyScenario(scenario) => {
                 let mut scenario = *scenario;
                 barrierlab_engine::scenario::identify(&self.preset, &mut scenario);
-                if let Some(why) = crate::consent::over_budget(&scenario) {
-                    return crate::consent::ask(&self, scenario, None, why);
+                if let Some(pending) = crate::consent::for_scenario(&scenario) {
+                    return crate::consent::ask(&self, pending);
                 }
                 match Simulation::new(scenario) {
                     Ok(sim) => {
@@ -753,10 +753,7 @@ impl Reducible for State {
                     return next;
                 }
                 if let Some(pending) = crate::share::over_budget_link(&hash) {
-                    let mut next = (*self).clone();
-                    next.consent = Some(Rc::new(pending));
-                    next.version += 1;
-                    return Rc::new(next);
+                    return crate::consent::ask(&self, pending);
                 }
                 let mut next = match crate::share::state_from_hash(&hash) {
                     Ok(Some(next)) => next,
@@ -801,8 +798,8 @@ impl Reducible for State {
                 if self.custom || self.link.is_some() || self.tutorial.is_some() || !untouched {
                     return self;
                 }
-                if let Some(why) = crate::consent::over_budget(&scenario) {
-                    return crate::consent::ask(&self, *scenario, None, why);
+                if let Some(pending) = crate::consent::for_scenario(&scenario) {
+                    return crate::consent::ask(&self, pending);
                 }
                 match crate::share::state_from_scenario(*scenario, self.speed) {
                     Ok(mut next) => {

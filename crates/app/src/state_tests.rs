@@ -178,7 +178,7 @@ fn an_over_budget_scenario_waits_for_consent_and_the_job_goes_on() {
     // "Run anyway": the heavy job runs, and its re-runs do not ask again.
     let ran = s.reduce(Action::RunAnyway);
     assert!(ran.consent.is_none());
-    assert!(ran.over_budget_ok);
+    assert!(ran.over_budget_ok());
     assert_eq!(ran.sim.borrow().tasks.len(), 2 * 256);
     let reset = ran.reduce(Action::SetSeed(9));
     assert_eq!(

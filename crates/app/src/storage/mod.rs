@@ -53,17 +53,10 @@ pub async fn execute(
 /// `flink run -s`: the stored checkpoint's job, restored from it, replaces the running one. A
 /// checkpoint that does not restore leaves the running job and says why.
 pub fn restore_into(state: Rc<State>, stored: &StoredCheckpoint) -> Rc<State> {
-    if let Some(why) = crate::consent::over_budget(&stored.scenario) {
-        // A stored job over the cost budget asks first, as a link to it would.
-        let mut next = (*state).clone();
-        next.consent = Some(Rc::new(crate::consent::PendingConsent {
-            scenario: stored.scenario.clone(),
-            link: None,
-            stored: Some(Rc::new(stored.clone())),
-            message: why,
-        }));
-        next.version += 1;
-        return Rc::new(next);
+    // A stored job over the cost budget asks first, as a link to it would.
+    if let Some(mut pending) = crate::consent::for_scenario(&stored.scenario) {
+        pending.stored = Some(Rc::new(stored.clone()));
+        return crate::consent::ask(&state, pending);
     }
     restore_into_consented(state, stored, false)
 }
@@ -77,7 +70,6 @@ pub fn restore_into_consented(
     match Simulation::from_stored_consented(stored, consented) {
         Ok(sim) => {
             let mut next = State::with_sim(sim, None, &stored.job_name, state.playing, state.speed);
-            next.over_budget_ok = consented;
             let mut as_preset = preset(&stored.job_name);
             if let Some(p) = &mut as_preset {
                 p.seed = stored.scenario.seed;
