@@ -4,6 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { serveDist, launch, openPage, panelShot } from './harness.mjs';
+import { readFileSync } from 'node:fs';
 
 let site, browser;
 before(async () => { site = await serveDist(); browser = await launch(); });
@@ -17,35 +18,9 @@ async function type(page, selector, text) {
 
 // Flink 2.3's shipped conf/config.yaml (its uncommented keys, nested as shipped) plus what a
 // production job sets: RocksDB, a checkpoint directory, parallelism 4 on TaskManagers of 2 slots.
-const CONFIG_YAML = `# Flink 2.3 conf/config.yaml
-env:
-  java:
-    opts:
-      all: --add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED --add-opens=java.base/java.lang=ALL-UNNAMED
-jobmanager:
-  bind-host: localhost
-  rpc:
-    address: localhost
-    port: 6123
-  memory:
-    process:
-      size: 1600m
-  execution:
-    failover-strategy: region
-taskmanager:
-  bind-host: localhost
-  host: localhost
-  numberOfTaskSlots: 2
-  memory:
-    process:
-      size: 1728m
-parallelism:
-  default: 4
-rest:
-  address: localhost
-  bind-address: localhost
-state.backend.type: rocksdb
-execution:
+// The shared part is tests/fixtures/flink-2.3-config.yaml, which the engine's tests read too.
+const CONFIG_YAML = readFileSync(new URL('../fixtures/flink-2.3-config.yaml', import.meta.url), 'utf8')
+  + `execution:
   checkpointing:
     interval: 5s
     dir: file:///var/flink/checkpoints

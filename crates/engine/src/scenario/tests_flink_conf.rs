@@ -22,35 +22,10 @@ fn notes_text(notes: &[ConfNote]) -> Vec<String> {
 
 /// The uncommented part of the `config.yaml` Flink 2.3's distribution ships (flink-dist's
 /// `config.yaml`), with the settings of a small production job added: nested maps and flat keys.
-const REAL_CONFIG: &str = "\
-# Flink 2.3 conf/config.yaml
-env:
-  java:
-    opts:
-      all: --add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED --add-opens=java.base/java.lang=ALL-UNNAMED
-jobmanager:
-  bind-host: localhost
-  rpc:
-    address: localhost
-    port: 6123
-  memory:
-    process:
-      size: 1600m
-  execution:
-    failover-strategy: region
-taskmanager:
-  bind-host: localhost
-  host: localhost
-  numberOfTaskSlots: 2
-  memory:
-    process:
-      size: 1728m
-parallelism:
-  default: 4
-rest:
-  address: localhost
-  bind-address: localhost
-state.backend.type: rocksdb
+/// The first part is shared with the e2e test of the configuration panel.
+const REAL_CONFIG: &str = concat!(
+    include_str!("../../../../tests/fixtures/flink-2.3-config.yaml"),
+    "\
 state.backend.incremental: true
 execution:
   checkpointing:
@@ -62,7 +37,8 @@ s3.endpoint: http://minio:9000
 metrics.reporter.prom.factory.class: org.apache.flink.metrics.prometheus.PrometheusReporterFactory
 metrics.reporter.prom.port: 9250-9260
 pipeline.jars: [file:///opt/job.jar]
-";
+"
+);
 
 #[test]
 fn the_key_list_has_the_keys_the_issue_names() {
