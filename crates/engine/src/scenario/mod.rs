@@ -22,6 +22,7 @@ mod flink_keys;
 pub mod fuzz;
 mod identity;
 mod job_graph;
+mod knobs;
 mod model;
 mod presets;
 mod set;
@@ -56,6 +57,7 @@ pub use job_graph::{
     default_max_parallelism, JobEdge, JobGraph, JobVertex, DEFAULT_LOWER_BOUND_MAX_PARALLELISM,
     UPPER_BOUND_MAX_PARALLELISM,
 };
+pub use knobs::COMMON_KNOBS;
 pub use model::{
     Cluster, EdgeSpec, KeyDistribution, OperatorKind, OperatorSpec, Partitioner, Scenario,
     SCENARIO_VERSION,

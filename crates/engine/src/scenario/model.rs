@@ -394,16 +394,6 @@ impl OperatorKind {
             _ => name.to_string(),
         }
     }
-
-    /// The kind-specific knobs `--set operator.<name>.<knob>=…` accepts for this kind.
-    pub fn knobs(&self) -> &'static [&'static str] {
-        match self {
-            OperatorKind::Datagen { .. } => &["rate", "record-size", "keys", "bounded"],
-            OperatorKind::Filter { .. } => &["keep-percent"],
-            OperatorKind::KeyedWindowSum { .. } => &["window"],
-            _ => &[],
-        }
-    }
 }
 
 /// How records travel along an edge (Flink's `StreamPartitioner`s).

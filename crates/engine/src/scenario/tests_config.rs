@@ -230,6 +230,7 @@ fn apply_set_operator_knobs() {
     apply_set(&mut s, "operator.datagen.rate=4000").unwrap();
     apply_set(&mut s, "operator.datagen.record-size=2kb").unwrap();
     apply_set(&mut s, "operator.datagen.keys=32").unwrap();
+    apply_set(&mut s, "operator.datagen.hot-keys=3").unwrap();
     apply_set(&mut s, "operator.datagen.max-parallelism=256").unwrap();
     apply_set(&mut s, "operator.discard-sink.parallelism=1").unwrap();
     assert_eq!(s.operators[1].cost_per_record.as_deref(), Some("5ms"));
@@ -240,9 +241,17 @@ fn apply_set_operator_knobs() {
             rate,
             record_size,
             keys,
+            key_distribution,
             ..
         } => {
             assert_eq!((*rate, *record_size, *keys), (4000, 2048, 32));
+            assert_eq!(
+                *key_distribution,
+                KeyDistribution::Skewed {
+                    hot_keys: 3,
+                    hot_percent: 80
+                }
+            );
         }
         other => panic!("{other:?}"),
     }
@@ -261,6 +270,11 @@ fn apply_set_operator_knobs() {
     assert_eq!(e, "operator 'count-per-key' (keyed-count) has no knob 'rate'; its knobs are: parallelism, max-parallelism, cost-per-record");
     let e = apply_set(&mut s, "operator.datagen.rate=fast").unwrap_err();
     assert!(e.contains("operator.datagen.rate: bad value 'fast'"), "{e}");
+    let e = apply_set(&mut s, "operator.datagen.distribution=zipf").unwrap_err();
+    assert_eq!(
+        e,
+        "operator.datagen.distribution: bad value 'zipf', expected uniform or skewed"
+    );
     let e = apply_set(&mut s, "operator.datagen.cost-per-record=slow").unwrap_err();
     assert!(e.contains("expected a duration"), "{e}");
 }

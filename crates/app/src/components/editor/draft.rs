@@ -57,12 +57,6 @@ pub enum Edit {
     SetPartitioner(usize, Partitioner),
 }
 
-fn num<T: std::str::FromStr>(field: &str, text: &str) -> Result<T, String> {
-    text.trim()
-        .parse()
-        .map_err(|_| format!("{field}: '{}' is not a valid number", text.trim()))
-}
-
 fn unique_name(s: &Scenario, base: &str) -> String {
     if s.operator_index(base).is_none() {
         return base.to_string();
@@ -75,12 +69,6 @@ fn unique_name(s: &Scenario, base: &str) -> String {
 
 /// Applies `edit` to `s`, or says why it cannot (the draft is then unchanged).
 pub fn apply(s: &mut Scenario, edit: Edit) -> Result<(), String> {
-    let op = |s: &Scenario, i: usize| -> Result<(), String> {
-        s.operators
-            .get(i)
-            .map(|_| ())
-            .ok_or_else(|| "no such operator".to_string())
-    };
     match edit {
         Edit::Add(kind) => {
             let k = default_kind(&kind).ok_or_else(|| format!("unknown operator kind '{kind}'"))?;
@@ -106,24 +94,11 @@ pub fn apply(s: &mut Scenario, edit: Edit) -> Result<(), String> {
             }
             s.operators[i].name = new;
         }
-        Edit::Parallelism(i, text) => {
-            // Empty: the job's `parallelism.default`, as an operator without setParallelism.
-            let p: Option<u32> = match text.trim() {
-                "" => None,
-                t => Some(num("parallelism", t)?),
-            };
-            op(s, i)?;
-            s.operators[i].parallelism = p;
-        }
-        Edit::Cost(i, text) => {
-            op(s, i)?;
-            let t = text.trim();
-            s.operators[i].cost_per_record = (!t.is_empty()).then(|| t.to_string());
-        }
-        Edit::Knob(i, knob, text) => {
-            op(s, i)?;
-            set_knob(&mut s.operators[i].kind, knob, &text)?;
-        }
+        // The engine's knob parser, as `--set operator.<name>.<knob>=…` uses it: what one
+        // accepts (`1kb`, `none`, an empty field for the default), so does the other.
+        Edit::Parallelism(i, text) => knob(s, i, "parallelism", &text)?,
+        Edit::Cost(i, text) => knob(s, i, "cost-per-record", &text)?,
+        Edit::Knob(i, name, text) => knob(s, i, name, &text)?,
         Edit::Connect(from, to, partitioner) => {
             if from == to {
                 return Err(format!("'{from}' cannot feed itself"));
@@ -147,58 +122,11 @@ pub fn apply(s: &mut Scenario, edit: Edit) -> Result<(), String> {
     Ok(())
 }
 
-fn set_knob(kind: &mut OperatorKind, knob: &str, text: &str) -> Result<(), String> {
-    match kind {
-        OperatorKind::Datagen {
-            rate,
-            record_size,
-            keys,
-            key_distribution,
-            bounded,
-        } => match knob {
-            "rate" => *rate = num(knob, text)?,
-            "record-size" => *record_size = num(knob, text)?,
-            "keys" => *keys = num(knob, text)?,
-            "bounded" => {
-                *bounded = if text.trim().is_empty() {
-                    None
-                } else {
-                    Some(num(knob, text)?)
-                }
-            }
-            "distribution" => {
-                *key_distribution = match text {
-                    "skewed" => KeyDistribution::Skewed {
-                        hot_keys: 1,
-                        hot_percent: 80,
-                    },
-                    _ => KeyDistribution::Uniform,
-                }
-            }
-            "hot-keys" | "hot-percent" => {
-                if let KeyDistribution::Skewed {
-                    hot_keys,
-                    hot_percent,
-                } = key_distribution
-                {
-                    if knob == "hot-keys" {
-                        *hot_keys = num(knob, text)?;
-                    } else {
-                        *hot_percent = num(knob, text)?;
-                    }
-                }
-            }
-            _ => return Err(format!("datagen has no knob '{knob}'")),
-        },
-        OperatorKind::Filter { keep_percent } if knob == "keep-percent" => {
-            *keep_percent = num(knob, text)?
-        }
-        OperatorKind::KeyedWindowSum { window } if knob == "window" => {
-            *window = text.trim().to_string()
-        }
-        _ => return Err(format!("no knob '{knob}' here")),
-    }
-    Ok(())
+fn knob(s: &mut Scenario, i: usize, knob: &str, text: &str) -> Result<(), String> {
+    s.operators
+        .get_mut(i)
+        .ok_or("no such operator")?
+        .set_knob(knob, text)
 }
 
 /// Longest-path layers (sources at 0), safe on cycles: relaxation stops after n rounds.
@@ -233,6 +161,19 @@ mod tests {
         assert!(apply(&mut s, Edit::Parallelism(0, "abc".into())).is_err());
         assert!(apply(&mut s, Edit::Parallelism(99, "2".into())).is_err());
         assert!(apply(&mut s, Edit::Knob(0, "rate", "-5".into())).is_err());
+        // The CLI's forms: a Flink memory size, and an empty field for the job's default.
+        apply(&mut s, Edit::Knob(0, "record-size", "1kb".into())).unwrap();
+        assert!(matches!(
+            s.operators[0].kind,
+            OperatorKind::Datagen {
+                record_size: 1024,
+                ..
+            }
+        ));
+        apply(&mut s, Edit::Parallelism(0, " ".into())).unwrap();
+        assert_eq!(s.operators[0].parallelism, None);
+        let e = apply(&mut s, Edit::Cost(0, "slow".into())).unwrap_err();
+        assert!(e.contains("cost-per-record: bad value 'slow'"), "{e}");
         apply(&mut s, Edit::Add("map".into())).unwrap();
         apply(&mut s, Edit::Add("map".into())).unwrap();
         assert!(s.operator_index("map-2").is_some());
