@@ -218,6 +218,14 @@ KNOWN_GAPS: dict[str, str] = {
         "usual speed and 1.00 on a slowed one (each record costs Flink more than its 5 ms sleep "
         "there; not identified)",
     "seed-unaligned:busy ratio · count-per-key→…#0": "as in seed-backpressure",
+    # The keyed subtasks' start delay in unaligned mode, over 12 CI runs on this kind of machine:
+    # simulated / real 0.33-0.83, median 0.62. Flink takes ~4.5 ms from the source's barrier to
+    # the keyed subtask's trigger (a 5 ms record in progress, then the `processPriorityEvents`
+    # mail), the simulator ~1 ms; at the rule's x0.5 edge the row failed CI by chance.
+    "seed-unaligned:start delay · count-per-key→…#0": "simulated 0.33-0.83 of Flink's (median "
+        "0.62 over 12 runs): the priority barrier reaches the keyed subtask ~1 ms after the "
+        "source's in the simulator and ~4.5 ms in Flink; not identified",
+    "seed-unaligned:start delay · count-per-key→…#1": "as count-per-key#0",
     "two-input-join:start_delay": "the source chain payments -> slow-enrich (1 ms a record): the "
                                   "simulator's trigger mail waits 12 ms there against Flink's 5 ms",
     "two-input-join:alignment": "follows from the late payments barrier (start delay above)",

@@ -4,6 +4,7 @@ use barrierlab_engine::scenario::cost::human;
 use barrierlab_engine::scenario::{
     CostEstimate, BUDGET_CHANNELS, BUDGET_WORK_PER_RUN, BUDGET_WORK_PER_SECOND,
 };
+use barrierlab_engine::sim::divergence::trace_window;
 use barrierlab_engine::sim::{CheckpointRow, Simulation};
 use barrierlab_engine::stats::why::explain;
 use barrierlab_engine::types::{format_duration, parse_duration, Micros};
@@ -40,6 +41,32 @@ pub struct RunArgs {
     /// Run even when the estimate is beyond the budget.
     #[arg(long)]
     pub force: bool,
+    /// Instead of the history: trace events A+1..=B, one a line with the running hash after it.
+    /// A failed fingerprint test names the window where two runs part; diff this listing with
+    /// the test's to find the first event that differs.
+    #[arg(long, value_name = "A..B")]
+    pub trace_window: Option<String>,
+}
+
+const MAX_WINDOW: u64 = 10_000;
+
+/// `A..B` with A < B, at most `MAX_WINDOW` events apart (the trace ring holds the newest 20,000).
+fn parse_window(text: &str) -> Result<(u64, u64), String> {
+    let bad = || format!("--trace-window {text}: expected A..B, two event numbers with A < B");
+    let (a, b) = text.split_once("..").ok_or_else(bad)?;
+    let (a, b): (u64, u64) = (
+        a.trim().parse().map_err(|_| bad())?,
+        b.trim().parse().map_err(|_| bad())?,
+    );
+    if a >= b {
+        return Err(bad());
+    }
+    if b - a > MAX_WINDOW {
+        return Err(format!(
+            "--trace-window {text}: at most {MAX_WINDOW} events at a time"
+        ));
+    }
+    Ok((a, b))
 }
 
 /// Parses `--seconds`: a plain number is seconds, anything else a Flink duration.
@@ -65,6 +92,13 @@ pub fn run(args: RunArgs) -> Result<(), String> {
         return Err(format!(
             "{why}. Check with --dry-run, or run anyway with --force"
         ));
+    }
+    if let Some(window) = &args.trace_window {
+        let (after, upto) = parse_window(window)?;
+        for line in trace_window(scenario, after, upto)? {
+            println!("{line}");
+        }
+        return Ok(());
     }
     let mut sim = if args.force {
         Simulation::new_over_budget(scenario)?

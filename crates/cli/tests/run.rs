@@ -190,3 +190,39 @@ fn bad_input_gets_a_clear_message_and_a_failing_exit() {
     let (ok, _, err) = barrierlab(&["run", "--preset", "seed-demo", "--seconds", "soon"]);
     assert!(!ok && err.contains("--seconds"), "{err}");
 }
+
+#[test]
+fn trace_window_lists_events_with_the_pinned_running_hash() {
+    // The fingerprint fixture's first mark of seed-demo, seed 1: the listing ends on it, so a
+    // native listing can be diffed with what a failed (wasm) fingerprint test prints.
+    let fixture: serde_json::Value =
+        serde_json::from_str(include_str!("../../../tests/fixtures/fingerprints.json")).unwrap();
+    let every = fixture["marks_every"].as_u64().unwrap();
+    let run = &fixture["runs"][0];
+    assert_eq!(run["preset"], "seed-demo");
+    let (seed, mark) = (run["seed"].to_string(), run["marks"][0].as_str().unwrap());
+    let window = format!("{}..{every}", every - 3);
+    let (ok, stdout, stderr) = barrierlab(&[
+        "run",
+        "--preset",
+        "seed-demo",
+        "--seed",
+        &seed,
+        "--trace-window",
+        &window,
+    ]);
+    assert!(ok, "{stderr}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 3, "{stdout}");
+    assert!(
+        lines[0].starts_with(&format!("#{} t=", every - 2)),
+        "{}",
+        lines[0]
+    );
+    assert!(lines[2].ends_with(&format!("-> {mark}")), "{}", lines[2]);
+
+    for bad in ["5..2", "x..3", "0..20001"] {
+        let (ok, _, stderr) = barrierlab(&["run", "--preset", "seed-demo", "--trace-window", bad]);
+        assert!(!ok && stderr.contains("--trace-window"), "{bad}: {stderr}");
+    }
+}

@@ -6,11 +6,13 @@
 //! records. Backpressure is not scripted: it emerges when a producer's pool runs out of buffers
 //! because its consumers do not recycle them (local channels) or do not send credit (remote ones).
 
+mod barrier_log;
 mod buffer;
 mod input_channel;
 mod ready;
 mod result_partition;
 
+pub use barrier_log::{BarrierLog, PersistedChannelState, QueuedAhead, KEEP_CHECKPOINTS};
 pub use buffer::{NetBuffer, NetEvent, NetItem, Record};
 pub use input_channel::{ChannelKind, ChannelRoute, InputChannel, InputGate};
 pub use ready::InputReady;

@@ -5,6 +5,7 @@
 mod build;
 mod channel_state;
 mod coordination;
+pub mod divergence;
 mod external;
 mod failover;
 mod faults;
@@ -29,9 +30,9 @@ use crate::coordinator::{
     CheckpointCoordinator, CheckpointCoordinatorConfiguration, CoordinatorInput, CoordinatorTimer,
     ExternalizedCheckpointRetention,
 };
+use crate::network::BarrierLog;
 use crate::network::Network;
 use crate::scenario::{CheckpointingMode, JobGraph, Scenario};
-use crate::stats::why::BarrierLog;
 use crate::task::{Mail, StreamTask, TaskCtx, TaskEffect, TaskParams, TaskStateSnapshot};
 use crate::trace::Trace;
 use crate::types::{CheckpointId, Micros};

@@ -149,7 +149,7 @@ pub struct TaskCtx<'a> {
     pub effects: &'a mut Vec<TaskEffect>,
     pub params: &'a TaskParams,
     /// Notes for "why was this checkpoint slow?", kept outside the trace.
-    pub barrier_log: &'a mut crate::stats::why::BarrierLog,
+    pub barrier_log: &'a mut crate::network::BarrierLog,
 }
 
 impl TaskCtx<'_> {

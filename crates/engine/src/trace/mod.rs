@@ -24,6 +24,15 @@ pub struct Trace {
     capacity: usize,
     hash: u64,
     count: u64,
+    /// Off unless a test asks: the running hash every `every` events, as madsim logs it, so two
+    /// runs that end with different fingerprints can say where they parted.
+    hash_log: Option<HashLog>,
+}
+
+#[derive(Debug, Clone)]
+struct HashLog {
+    every: u64,
+    marks: Vec<(u64, u64)>,
 }
 
 const HASH_SEED: u64 = 0xcbf2_9ce4_8422_2325;
@@ -63,7 +72,27 @@ impl Trace {
             capacity: capacity.max(1),
             hash: HASH_SEED,
             count: 0,
+            hash_log: None,
         }
+    }
+
+    /// From now on, keep `(seq, hash)` after every `every`-th event (at least 1). It grows with
+    /// the run, so only tests and debugging turn it on.
+    pub fn log_hashes_every(&mut self, every: u64) {
+        self.hash_log = Some(HashLog {
+            every: every.max(1),
+            marks: Vec::new(),
+        });
+    }
+
+    /// The logged `(seq, hash)` marks, oldest first (empty when logging is off).
+    pub fn hash_marks(&self) -> &[(u64, u64)] {
+        self.hash_log.as_ref().map_or(&[], |l| &l.marks)
+    }
+
+    /// The running hash after the newest event (what [`Trace::fingerprint`] prints).
+    pub fn hash(&self) -> u64 {
+        self.hash
     }
 
     pub fn record(&mut self, time: Micros, task: Option<SubtaskId>, kind: TraceKind) {
@@ -79,6 +108,11 @@ impl Trace {
         kind.hash_into(&mut h);
         self.hash = h.0;
         self.count += 1;
+        if let Some(log) = &mut self.hash_log {
+            if self.count.is_multiple_of(log.every) {
+                log.marks.push((self.count, self.hash));
+            }
+        }
         let event = TraceEvent {
             seq: self.count,
             time,
@@ -187,5 +221,25 @@ mod tests {
         }
         assert_eq!(small.fingerprint(), large.fingerprint());
         assert_eq!(small.events().len(), 1);
+    }
+
+    #[test]
+    fn the_hash_log_marks_every_nth_event_and_tells_runs_apart() {
+        let run = |odd: u64| {
+            let mut t = Trace::new(4);
+            t.log_hashes_every(3);
+            for time in 0..10 {
+                let id = if time == 7 { odd } else { time };
+                t.record(time, None, TraceKind::Acknowledged { id });
+            }
+            t
+        };
+        let (a, b) = (run(7), run(99));
+        let seqs: Vec<u64> = a.hash_marks().iter().map(|m| m.0).collect();
+        assert_eq!(seqs, [3, 6, 9]);
+        // Event 8 (time 7) differs: the marks agree up to 6 and part at 9.
+        assert_eq!(a.hash_marks()[..2], b.hash_marks()[..2]);
+        assert_ne!(a.hash_marks()[2], b.hash_marks()[2]);
+        assert!(Trace::new(4).hash_marks().is_empty());
     }
 }

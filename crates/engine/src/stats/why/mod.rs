@@ -3,11 +3,10 @@
 //! met on their way. Nothing here depends on when, or how often, anyone looked at the running
 //! job, so the CLI and the playground give the same answer at every speed.
 
-mod barrier_log;
 mod sentences;
 mod text;
 
-pub use barrier_log::{BarrierLog, PersistedChannelState, QueuedAhead, KEEP_CHECKPOINTS};
+pub use crate::network::{BarrierLog, PersistedChannelState, QueuedAhead, KEEP_CHECKPOINTS};
 
 use crate::sim::Simulation;
 use crate::stats::{AbstractCheckpointStats, CheckpointStatsStatus};

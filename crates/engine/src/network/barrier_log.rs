@@ -1,5 +1,6 @@
 //! What each checkpoint's barriers found queued ahead of them, and where the in-flight data of
-//! unaligned ones came from, noted by the engine at the moment it happened.
+//! unaligned ones came from, noted by the engine at the moment it happened. It lives with the
+//! network it observes; `stats::why` reads it to answer "why was checkpoint N slow?".
 //!
 //! Flink's statistics keep only per-subtask durations and sizes; "why was it slow" needs the
 //! queues the barrier met, which are gone by the time anyone asks. This log lives beside the
@@ -7,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::network::{NetEvent, NetItem, Network, PartitionId};
+use super::{NetEvent, NetItem, Network, PartitionId};
 use crate::types::{CheckpointId, Micros};
 
 /// Checkpoints whose notes are kept: more than `web.checkpoints.history` usually shows, and
