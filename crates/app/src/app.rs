@@ -262,7 +262,7 @@ pub fn app() -> Html {
         <StatusBar
             now={sim.now}
             speed={state.speed.label()}
-            status={sim.status.flink_name()}
+            status={sim.status}
             playing={state.playing}
             lagging={state.lagging}
             events={sim.events}

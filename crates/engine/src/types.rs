@@ -2,6 +2,17 @@
 
 use serde::{Deserialize, Serialize};
 
+/// `execution.checkpointing.externalized-checkpoint-retention` (Flink's
+/// `ExternalizedCheckpointRetention`, in flink-core): read from the configuration, obeyed by the
+/// coordinator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum ExternalizedCheckpointRetention {
+    DeleteOnCancellation,
+    RetainOnCancellation,
+    #[default]
+    NoExternalizedCheckpoints,
+}
+
 /// Simulated time and durations, in integer microseconds.
 pub type Micros = u64;
 

@@ -2,6 +2,7 @@
 
 use barrierlab_engine::scenario::preset;
 use barrierlab_engine::sim::{CheckpointRow, Simulation};
+use barrierlab_engine::stats::CheckpointStatsStatus;
 use barrierlab_engine::task::Operator;
 use barrierlab_engine::types::{MICROS_PER_MS, MICROS_PER_SEC};
 
@@ -17,7 +18,7 @@ fn completed(sim: &Simulation) -> Vec<CheckpointRow> {
     let rows: Vec<CheckpointRow> = sim
         .checkpoint_rows()
         .into_iter()
-        .filter(|r| r.status == "COMPLETED")
+        .filter(|r| r.status == CheckpointStatsStatus::COMPLETED)
         .collect();
     assert!(
         rows.len() >= 5,

@@ -4,6 +4,7 @@
 use barrierlab_engine::barrier::BarrierHandler;
 use barrierlab_engine::scenario::{parse_fail_flag, preset, OperatorKind, Scenario};
 use barrierlab_engine::sim::{Simulation, UserRequest};
+use barrierlab_engine::stats::CheckpointStatsStatus;
 use barrierlab_engine::types::MICROS_PER_SEC;
 
 fn with_faults(mut s: Scenario, kills: &[&str]) -> Scenario {
@@ -90,7 +91,7 @@ fn folding_survives_restoring_an_older_savepoint() {
             let savepoint = sim
                 .checkpoint_rows()
                 .into_iter()
-                .find(|r| r.savepoint && r.status == "COMPLETED")
+                .find(|r| r.savepoint && r.status == CheckpointStatsStatus::COMPLETED)
                 .expect("a savepoint");
             // Back 25 s: records folded since must not be judged twice.
             sim.restore_from(savepoint.id).unwrap();

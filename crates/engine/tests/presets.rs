@@ -2,6 +2,7 @@
 
 use barrierlab_engine::scenario::{preset, Scenario, PRESETS};
 use barrierlab_engine::sim::{JobStatus, Simulation, UserRequest};
+use barrierlab_engine::stats::CheckpointStatsStatus;
 use barrierlab_engine::trace::TraceKind;
 use barrierlab_engine::types::MICROS_PER_SEC;
 
@@ -33,7 +34,7 @@ fn a_savepoint_is_aligned_even_in_an_unaligned_job() {
         .into_iter()
         .find(|r| r.savepoint)
         .expect("a savepoint was taken");
-    assert_eq!(savepoint.status, "COMPLETED");
+    assert_eq!(savepoint.status, CheckpointStatsStatus::COMPLETED);
     assert!(!savepoint.unaligned);
     assert_eq!(savepoint.persisted, 0);
     // Aligned under backpressure: it waits behind the in-flight data.
@@ -81,7 +82,7 @@ fn aligned_checkpoint_timeout_switches_to_unaligned_under_backpressure() {
     let rows: Vec<_> = sim
         .checkpoint_rows()
         .into_iter()
-        .filter(|r| r.status == "COMPLETED")
+        .filter(|r| r.status == CheckpointStatsStatus::COMPLETED)
         .collect();
     assert!(rows.len() >= 4);
     for r in &rows[1..] {

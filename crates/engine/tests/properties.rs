@@ -19,7 +19,7 @@ use barrierlab_engine::scenario::{
     preset, EdgeSpec, Fault, KeyDistribution, OperatorKind, OperatorSpec, Partitioner, Scenario,
 };
 use barrierlab_engine::sim::{JobStatus, Simulation};
-use barrierlab_engine::task::{mix64, Operator};
+use barrierlab_engine::task::{filter_passes, Operator};
 use barrierlab_engine::trace::TraceKind;
 use barrierlab_engine::types::MICROS_PER_SEC;
 use proptest::prelude::*;
@@ -293,9 +293,7 @@ fn checkpoint_state_matches_the_cut(sim: &Simulation) -> Result<(), String> {
         };
         for seq in 0..offsets.get(&dg.origin).copied().unwrap_or(0) {
             let r = dg.record(seq);
-            let passes = keep.is_none_or(|k| {
-                mix64(u64::from(r.origin) << 40 ^ r.seq ^ 0xf117) % 100 < u64::from(k)
-            });
+            let passes = keep.is_none_or(|k| filter_passes(k, r.origin, r.seq));
             let held = in_flight.get_mut(&(r.origin, r.seq)).filter(|n| **n > 0);
             match held {
                 Some(n) => *n -= 1,

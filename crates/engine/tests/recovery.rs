@@ -2,6 +2,7 @@
 
 use barrierlab_engine::scenario::{parse_fail_flag, preset, Fault, OperatorKind, Scenario};
 use barrierlab_engine::sim::{JobStatus, Simulation, UserRequest};
+use barrierlab_engine::stats::CheckpointStatsStatus;
 use barrierlab_engine::trace::TraceKind;
 use barrierlab_engine::types::MICROS_PER_SEC;
 
@@ -254,11 +255,14 @@ fn declines_lost_notifications_and_delayed_acks() {
     );
     let sim = run(s, &[], 40);
     let rows = sim.checkpoint_rows();
-    assert_eq!(rows.iter().find(|r| r.id == 2).unwrap().status, "FAILED");
+    assert_eq!(
+        rows.iter().find(|r| r.id == 2).unwrap().status,
+        CheckpointStatsStatus::FAILED
+    );
     // Delayed acks make every checkpoint take at least two seconds.
     assert!(rows
         .iter()
-        .filter(|r| r.status == "COMPLETED")
+        .filter(|r| r.status == CheckpointStatsStatus::COMPLETED)
         .all(|r| r.duration.unwrap() >= 2 * MICROS_PER_SEC));
     // The lost notification's transaction is committed with the next checkpoint's.
     let v = sim.verification();

@@ -1,3 +1,4 @@
+use barrierlab_engine::sim::JobStatus;
 use yew::prelude::*;
 
 use crate::format;
@@ -6,7 +7,7 @@ use crate::format;
 pub struct StatusBarProps {
     pub now: u64,
     pub speed: &'static str,
-    pub status: String,
+    pub status: JobStatus,
     pub playing: bool,
     pub lagging: bool,
     pub events: u64,
@@ -23,13 +24,13 @@ pub struct StatusBarProps {
 pub fn status_bar(p: &StatusBarProps) -> Html {
     let run = if p.rerunning {
         "re-running"
-    } else if p.status == "RESTARTING" {
+    } else if p.status == JobStatus::Restarting {
         if p.playing {
             "playing"
         } else {
             "paused"
         }
-    } else if p.status != "RUNNING" {
+    } else if p.status != JobStatus::Running {
         "stopped"
     } else if p.playing {
         "playing"
@@ -42,8 +43,8 @@ pub fn status_bar(p: &StatusBarProps) -> Html {
             <span id="sim-speed">{ format!("speed {}", p.speed) }
                 if p.lagging { <span class="lagging" title="The browser cannot keep up; simulated time runs slower than asked">{ " (lagging)" }</span> }
             </span>
-            <span id="job-status" class={classes!("job-status", p.status.to_ascii_lowercase())}>
-                { format!("{} · {run}", p.status) }
+            <span id="job-status" class={classes!("job-status", p.status.flink_name().to_ascii_lowercase())}>
+                { format!("{} · {run}", p.status.flink_name()) }
                 if let Some(us) = p.restart_in {
                     <span id="restart-countdown" title="The restart strategy's delay before the job is redeployed and restored">
                         { format!(" · restart in {}", format::micros(us)) }

@@ -56,7 +56,7 @@ pub fn why_panel(p: &WhyProps) -> Html {
                 <select id="why-checkpoint" {onchange}>
                     { for acked.iter().rev().map(|r| html! {
                         <option value={r.id.to_string()} selected={r.id == id}>
-                            { format!("{} — {}", r.id, r.duration.map_or(r.status.to_ascii_lowercase(), format::micros)) }
+                            { format!("{} — {}", r.id, r.duration.map_or(r.status.as_str().to_ascii_lowercase(), format::micros)) }
                         </option>
                     }) }
                 </select>

@@ -63,7 +63,7 @@ pub struct Phases {
 #[derive(Debug, Clone, PartialEq)]
 pub struct TimelineCheckpoint {
     pub id: CheckpointId,
-    pub status: &'static str,
+    pub status: CheckpointStatsStatus,
     pub savepoint: bool,
     pub trigger: Micros,
     /// Completion or failure time relative to the trigger.
@@ -139,11 +139,7 @@ pub fn timeline_model(sim: &Simulation) -> Vec<TimelineCheckpoint> {
                 .map(|e| e.saturating_sub(cp.trigger_timestamp));
             TimelineCheckpoint {
                 id: cp.id,
-                status: match cp.status {
-                    CheckpointStatsStatus::IN_PROGRESS => "IN_PROGRESS",
-                    CheckpointStatsStatus::COMPLETED => "COMPLETED",
-                    CheckpointStatsStatus::FAILED => "FAILED",
-                },
+                status: cp.status,
                 savepoint: cp.props.kind
                     != barrierlab_engine::coordinator::CheckpointKind::Checkpoint,
                 trigger: cp.trigger_timestamp,
@@ -217,7 +213,10 @@ mod tests {
         let calm = run("seed-demo", 20_000_000);
         assert!(calm.len() >= 3, "{calm:#?}");
         // The JobManager row's notify marker: after completion, for every finished checkpoint.
-        for c in calm.iter().filter(|c| c.status == "COMPLETED") {
+        for c in calm
+            .iter()
+            .filter(|c| c.status == CheckpointStatsStatus::COMPLETED)
+        {
             assert!(c.notify.unwrap() >= c.end.unwrap(), "{c:#?}");
         }
         assert!(calm

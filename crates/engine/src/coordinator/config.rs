@@ -4,14 +4,7 @@
 use crate::types::{Micros, MICROS_PER_SEC};
 use serde::{Deserialize, Serialize};
 
-/// `ExternalizedCheckpointRetention` (`execution.checkpointing.externalized-checkpoint-retention`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub enum ExternalizedCheckpointRetention {
-    DeleteOnCancellation,
-    RetainOnCancellation,
-    #[default]
-    NoExternalizedCheckpoints,
-}
+pub use crate::types::ExternalizedCheckpointRetention;
 
 /// The coordinator's view of the `execution.checkpointing.*` options.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

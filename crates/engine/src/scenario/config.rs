@@ -13,13 +13,7 @@ pub enum CheckpointingMode {
     AtLeastOnce,
 }
 
-/// `execution.checkpointing.externalized-checkpoint-retention`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ExternalizedCheckpointRetention {
-    NoExternalizedCheckpoints,
-    DeleteOnCancellation,
-    RetainOnCancellation,
-}
+pub use crate::types::ExternalizedCheckpointRetention;
 
 /// The restart strategy after resolution (`RestartBackoffTimeStrategyFactoryLoader`): an unset
 /// `restart-strategy.type` means exponential-delay when checkpointing is on, else no restart.

@@ -28,7 +28,6 @@ use rand_core::{RngCore, SeedableRng};
 use crate::channel_state::ChannelStateWriters;
 use crate::coordinator::{
     CheckpointCoordinator, CheckpointCoordinatorConfiguration, CoordinatorInput, CoordinatorTimer,
-    ExternalizedCheckpointRetention,
 };
 use crate::network::BarrierLog;
 use crate::network::Network;
@@ -220,17 +219,7 @@ pub fn coordinator_config(graph: &JobGraph) -> CheckpointCoordinatorConfiguratio
         unaligned: c.unaligned_enabled,
         aligned_checkpoint_timeout: c.aligned_checkpoint_timeout,
         checkpoints_after_tasks_finish: c.checkpoints_after_tasks_finish,
-        externalized_retention: match c.externalized_checkpoint_retention {
-            crate::scenario::ExternalizedCheckpointRetention::DeleteOnCancellation => {
-                ExternalizedCheckpointRetention::DeleteOnCancellation
-            }
-            crate::scenario::ExternalizedCheckpointRetention::RetainOnCancellation => {
-                ExternalizedCheckpointRetention::RetainOnCancellation
-            }
-            crate::scenario::ExternalizedCheckpointRetention::NoExternalizedCheckpoints => {
-                ExternalizedCheckpointRetention::NoExternalizedCheckpoints
-            }
-        },
+        externalized_retention: c.externalized_checkpoint_retention,
     }
 }
 

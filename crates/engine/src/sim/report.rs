@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use super::Simulation;
 use crate::stats::{
     checkpoint_config_info, checkpoint_statistics_details, checkpointing_statistics,
-    task_checkpoint_statistics_with_subtask_details,
+    task_checkpoint_statistics_with_subtask_details, CheckpointStatsStatus,
 };
 use crate::task::TimeSplit;
 use crate::types::{CheckpointId, Micros};
@@ -27,7 +27,7 @@ pub struct VertexPhases {
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct CheckpointRow {
     pub id: CheckpointId,
-    pub status: String,
+    pub status: CheckpointStatsStatus,
     pub savepoint: bool,
     pub unaligned: bool,
     pub trigger: Micros,
@@ -155,7 +155,7 @@ impl Simulation {
                     .collect();
                 CheckpointRow {
                     id: cp.id,
-                    status: format!("{:?}", cp.status),
+                    status: cp.status,
                     savepoint: cp.props.kind != crate::coordinator::CheckpointKind::Checkpoint,
                     unaligned: cp.unaligned,
                     trigger: cp.trigger_timestamp,

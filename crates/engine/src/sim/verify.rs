@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::{ExternalSink, JobStatus, Simulation};
 use crate::scenario::{OperatorKind, Partitioner};
-use crate::task::{mix64, Operator};
+use crate::task::{filter_passes, Operator};
 use crate::types::CheckpointId;
 
 /// One way from a source to an operator: the filters on it and how often broadcast copies a record.
@@ -51,11 +51,6 @@ pub struct Verification {
     pub state: Vec<StateVerification>,
     /// Why a sink or operator could not be verified (windows aggregate records away).
     pub unverifiable: Vec<String>,
-}
-
-fn passes(keep_percent: u32, origin: u32, seq: u64) -> bool {
-    // The same decision as `Operator::Filter`.
-    mix64(u64::from(origin) << 40 ^ seq ^ 0xf117) % 100 < u64::from(keep_percent)
 }
 
 impl Simulation {
@@ -109,7 +104,7 @@ impl Simulation {
     fn multiplicity(paths: &[Path], origin: u32, seq: u64) -> u64 {
         paths
             .iter()
-            .filter(|p| p.filters.iter().all(|k| passes(*k, origin, seq)))
+            .filter(|p| p.filters.iter().all(|k| filter_passes(*k, origin, seq)))
             .map(|p| p.copies)
             .sum()
     }

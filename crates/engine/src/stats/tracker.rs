@@ -18,6 +18,24 @@ pub enum CheckpointStatsStatus {
     FAILED,
 }
 
+impl CheckpointStatsStatus {
+    /// The REST spelling: `IN_PROGRESS`, `COMPLETED`, `FAILED`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CheckpointStatsStatus::IN_PROGRESS => "IN_PROGRESS",
+            CheckpointStatsStatus::COMPLETED => "COMPLETED",
+            CheckpointStatsStatus::FAILED => "FAILED",
+        }
+    }
+}
+
+impl std::fmt::Display for CheckpointStatsStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // `pad` so table columns (`{:<11}`) line up.
+        f.pad(self.as_str())
+    }
+}
+
 /// `SubtaskStateStats`: one subtask's acknowledgement.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SubtaskStateStats {

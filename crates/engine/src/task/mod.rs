@@ -16,7 +16,7 @@ mod time;
 
 pub use checkpointing::{PendingSnapshot, SubtaskCheckpointCoordinator, TaskStateSnapshot};
 pub use mailbox::{Mail, Mailbox};
-pub use operators::{mix64, Datagen, Keyed, Operator, TwoPhaseCommit};
+pub use operators::{filter_passes, mix64, Datagen, Keyed, Operator, TwoPhaseCommit};
 pub use output::{pointwise_targets, OutputRoute};
 pub use stream_task::{StreamTask, TaskStatus, PROCESSING_QUANTUM};
 pub use time::{TaskTime, TimeSplit, TimeState};

@@ -24,6 +24,13 @@ pub fn mix64(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// Whether the filter keeping `keep_percent` % lets record `seq` of source `origin` through: a
+/// pure function of the record, so a replay after restore and the verifier decide alike (the
+/// exported Java job computes the same, docs/export.md).
+pub fn filter_passes(keep_percent: u32, origin: u32, seq: u64) -> bool {
+    mix64(u64::from(origin) << 40 ^ seq ^ 0xf117) % 100 < u64::from(keep_percent)
+}
+
 /// `DataGeneratorSource` with a rate limiter: subtask `index` of `parallelism` emits its share of
 /// `rate` records per second. Its operator state is its read position (the split's offset).
 #[derive(Debug, Clone)]
@@ -272,9 +279,7 @@ impl Operator {
             | Operator::Union
             | Operator::CheckpointAwareMap { .. } => out.push(rec),
             Operator::Filter { keep_percent } => {
-                if mix64(u64::from(rec.origin) << 40 ^ rec.seq ^ 0xf117) % 100
-                    < u64::from(*keep_percent)
-                {
+                if filter_passes(*keep_percent, rec.origin, rec.seq) {
                     out.push(rec);
                 }
             }

@@ -190,7 +190,7 @@ pub fn groups(
                 <g class="tl-row jobmanager">
                     <title>{ match cp.end {
                         Some(e) => format!("JobManager: {kind} {} triggered at {}, {} after {}{}", cp.id,
-                            format::sim_time(cp.trigger), cp.status.to_ascii_lowercase(), ms(e),
+                            format::sim_time(cp.trigger), cp.status.as_str().to_ascii_lowercase(), ms(e),
                             cp.notify.map(|n| format!(", first subtask notified at +{}", ms(n))).unwrap_or_default()),
                         None => format!("JobManager: {kind} {} triggered at {}, in progress", cp.id, format::sim_time(cp.trigger)),
                     } }</title>
@@ -203,7 +203,7 @@ pub fn groups(
                         <circle class="jm-trigger" cx={ax.x(0).to_string()} cy={cy.to_string()} r="4" />
                     }
                     if let Some(x) = end_x.filter(|x| ax.shows(*x)) {
-                        <rect class={classes!("jm-end", cp.status.to_ascii_lowercase())} x={(x - 4.0).to_string()}
+                        <rect class={classes!("jm-end", cp.status.as_str().to_ascii_lowercase())} x={(x - 4.0).to_string()}
                               y={(cy - 4.0).to_string()} width="8" height="8"
                               transform={format!("rotate(45 {x} {cy})")} />
                     }

@@ -15,6 +15,8 @@ use web_sys::HtmlSelectElement;
 use yew::events::WheelEvent;
 use yew::prelude::*;
 
+use barrierlab_engine::stats::CheckpointStatsStatus;
+
 use crate::format;
 use crate::model::timeline::{TimelineCheckpoint, OUTLIER_RULE};
 use draw::{Axis, Dims, AXIS_H};
@@ -133,7 +135,7 @@ pub fn timeline(p: &TimelineProps) -> Html {
             let n = p
                 .checkpoints
                 .iter()
-                .position(|c| c.status != "IN_PROGRESS")
+                .position(|c| c.status != CheckpointStatsStatus::IN_PROGRESS)
                 .map_or(1, |i| i + 1);
             p.checkpoints.iter().take(n.clamp(1, 2)).collect()
         }
