@@ -22,7 +22,7 @@ pub use stream_task::{StreamTask, TaskStatus, PROCESSING_QUANTUM};
 pub use time::{TaskTime, TimeSplit, TimeState};
 
 use crate::coordinator::{CheckpointFailureReason, SubtaskCheckpointMetrics};
-use crate::network::{GlobalChannelId, Network, PartitionId};
+use crate::network::{GlobalChannelId, Network, Notified, PartitionId};
 use crate::trace::Trace;
 use crate::types::{CheckpointId, Micros, MICROS_PER_SEC};
 
@@ -161,17 +161,8 @@ impl TaskCtx<'_> {
 /// New data in subpartition `sub` of `pid`: a local consumer may read it now; a remote channel's
 /// sender may put it on the wire.
 pub fn notify_consumer(pid: PartitionId, sub: u32, ctx: &mut TaskCtx) {
-    let p = &ctx.net.partitions[pid as usize];
-    let (g, priority) = (p.consumer(sub as usize), p.head_is_priority(sub as usize));
-    let c = ctx.net.routes[g as usize];
-    if c.local {
-        let ready = &mut ctx.net.ready[c.task as usize];
-        ready.push(c.index);
-        if priority {
-            ready.push_priority(c.index);
-        }
-        ctx.effects.push(TaskEffect::Poke { task: c.task });
-    } else {
-        ctx.effects.push(TaskEffect::SendOnChannel { channel: g });
-    }
+    ctx.effects.push(match ctx.net.notify_consumer(pid, sub) {
+        Notified::Local { task } => TaskEffect::Poke { task },
+        Notified::Remote { channel } => TaskEffect::SendOnChannel { channel },
+    });
 }

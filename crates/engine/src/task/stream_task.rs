@@ -10,7 +10,7 @@ use super::output::OutputRoute;
 use super::time::{TaskTime, TimeState};
 use super::{TaskCtx, TaskEffect};
 use crate::barrier::{AnyBarrierHandler, BarrierHandler, HandlerEffect, HandlerInput};
-use crate::network::{GlobalChannelId, NetBuffer, NetEvent, NetItem, Record};
+use crate::network::{GlobalChannelId, NetBuffer, NetEvent, NetItem, Record, Recycled, Resumed};
 use crate::trace::TraceKind;
 use crate::types::{Micros, SubtaskId};
 
@@ -338,17 +338,7 @@ impl StreamTask {
     /// A channel whose next item is a priority event (an unaligned barrier).
     fn priority_channel(&self, ctx: &mut TaskCtx) -> Option<u32> {
         while let Some(ch) = ctx.net.ready[self.index as usize].pop_priority() {
-            let g = self.inputs[ch as usize] as usize;
-            let c = ctx.net.routes[g];
-            let priority = if c.local {
-                ctx.net.partitions[c.partition as usize].head_is_priority(c.subpartition as usize)
-            } else {
-                matches!(
-                    ctx.net.channels[g].received.front(),
-                    Some(NetItem::Event(NetEvent::Barrier(b))) if b.options.is_unaligned()
-                )
-            };
-            if priority {
+            if ctx.net.head_is_priority(self.inputs[ch as usize]) {
                 return Some(ch);
             }
         }
@@ -358,18 +348,7 @@ impl StreamTask {
     /// What channel `ch` offers next: `None` (nothing), `Some(true)` a data buffer,
     /// `Some(false)` an event.
     fn channel_next(&self, ch: u32, ctx: &TaskCtx) -> Option<bool> {
-        let g = self.inputs[ch as usize] as usize;
-        let c = ctx.net.routes[g];
-        if c.local {
-            let p = &ctx.net.partitions[c.partition as usize];
-            let sub = c.subpartition as usize;
-            p.has_available(sub).then(|| p.next_is_buffer(sub))
-        } else {
-            ctx.net.channels[g]
-                .received
-                .front()
-                .map(|i| matches!(i, NetItem::Buffer(_)))
-        }
+        ctx.net.next_kind(self.inputs[ch as usize])
     }
 
     /// The default action: read and process input for up to one quantum of work. An event
@@ -459,13 +438,7 @@ impl StreamTask {
     }
 
     fn take_item(&mut self, ch: u32, ctx: &mut TaskCtx) -> Option<NetItem> {
-        let g = self.inputs[ch as usize] as usize;
-        let c = ctx.net.routes[g];
-        if c.local {
-            ctx.net.partitions[c.partition as usize].take(c.subpartition as usize)
-        } else {
-            ctx.net.channels[g].received.pop_front()
-        }
+        ctx.net.take(self.inputs[ch as usize])
     }
 
     fn take_and_handle(&mut self, ch: u32, ctx: &mut TaskCtx) -> Action {
@@ -558,12 +531,7 @@ impl StreamTask {
                 ctx.trace
                     .record(now, Some(self.id), TraceKind::ChannelResumed { channel });
                 let g = self.inputs[channel as usize];
-                let c = ctx.net.routes[g as usize];
-                if c.local {
-                    let (p, s) = (c.partition as usize, c.subpartition as usize);
-                    ctx.net.partitions[p].subpartitions[s].blocked = false;
-                    ctx.net.ready[self.index as usize].push(channel);
-                } else {
+                if ctx.net.resume_consumption(g) == Resumed::Remote {
                     ctx.effects.push(TaskEffect::Resume { channel: g });
                 }
                 0
@@ -665,11 +633,7 @@ impl StreamTask {
         if cur.pos >= cur.buffer.records.len() && cur.recovered {
             // Replayed channel state: nothing to return to a pool or as credit.
         } else if cur.pos >= cur.buffer.records.len() {
-            let slice = cur.buffer.slice;
-            let c = ctx.net.routes[self.inputs[channel as usize] as usize];
-            // The records' memory goes back to the producer for its next buffer.
-            ctx.net.partitions[c.partition as usize].give_back(cur.buffer.records);
-            self.recycle(channel, slice, ctx);
+            self.recycle(channel, cur.buffer, ctx);
         } else {
             self.current = Some(cur);
         }
@@ -678,19 +642,16 @@ impl StreamTask {
 
     /// The buffer read from `channel` is done: its memory goes back (to the producer's pool for a
     /// local channel; as credit for a remote one).
-    fn recycle(&mut self, channel: u32, slice: bool, ctx: &mut TaskCtx) {
+    fn recycle(&mut self, channel: u32, buffer: NetBuffer, ctx: &mut TaskCtx) {
         let g = self.inputs[channel as usize];
-        let c = ctx.net.routes[g as usize];
-        if !c.local {
-            ctx.effects.push(TaskEffect::Recycled { channel: g });
-        } else if !slice {
-            // A flushed slice shares the producer's builder: it has nothing to return yet.
-            let p = &mut ctx.net.partitions[c.partition as usize];
-            let was = p.is_available();
-            p.recycle(c.subpartition as usize);
-            if !was && p.is_available() {
-                ctx.effects.push(TaskEffect::Poke { task: p.producer });
-            }
+        match ctx.net.recycle(g, buffer) {
+            Recycled::Remote => ctx.effects.push(TaskEffect::Recycled { channel: g }),
+            Recycled::Local {
+                producer_woken: Some(task),
+            } => ctx.effects.push(TaskEffect::Poke { task }),
+            Recycled::Local {
+                producer_woken: None,
+            } => {}
         }
     }
 
