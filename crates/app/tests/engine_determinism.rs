@@ -2,8 +2,8 @@
 //! (tests/fixtures/fingerprints.json, asserted natively by the engine's own test).
 #![cfg(target_arch = "wasm32")]
 
-use barrierlab_engine::scenario::preset;
-use barrierlab_engine::sim::divergence::{explain, MARK_EVERY};
+use barrierlab_engine::scenario::{apply_set, preset};
+use barrierlab_engine::sim::divergence::{cli_args, explain, MARK_EVERY};
 use barrierlab_engine::sim::Simulation;
 use barrierlab_engine::types::MICROS_PER_SEC;
 use wasm_bindgen_test::*;
@@ -25,6 +25,11 @@ fn wasm_runs_match_native_fingerprints() {
         );
         let mut scenario = preset(name).unwrap();
         scenario.seed = seed;
+        // Optional `--set`s, e.g. two TaskManagers for remote channels.
+        let sets: Vec<String> = serde_json::from_value(run["set"].clone()).unwrap_or_default();
+        for set in &sets {
+            apply_set(&mut scenario, set).unwrap();
+        }
         let mut sim = Simulation::new(scenario.clone()).unwrap();
         sim.trace.log_hashes_every(MARK_EVERY);
         sim.run_until(run["seconds"].as_u64().unwrap() * MICROS_PER_SEC);
@@ -40,7 +45,7 @@ fn wasm_runs_match_native_fingerprints() {
                     &scenario,
                     &want,
                     sim.trace.hash_marks(),
-                    &format!("--preset {name} --seed {seed}")
+                    &cli_args(name, seed, &sets)
                 )
             );
         }

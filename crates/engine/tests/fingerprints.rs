@@ -4,8 +4,8 @@
 //! parts from the pinned one, and lists it (madsim's way of finding nondeterminism).
 //! After an intended model change: `BARRIERLAB_UPDATE_FINGERPRINTS=1 cargo test -p barrierlab-engine --test fingerprints`.
 
-use barrierlab_engine::scenario::preset;
-use barrierlab_engine::sim::divergence::{explain, marks_hex, MARK_EVERY};
+use barrierlab_engine::scenario::{apply_set, preset};
+use barrierlab_engine::sim::divergence::{cli_args, explain, marks_hex, MARK_EVERY};
 use barrierlab_engine::sim::Simulation;
 use barrierlab_engine::types::MICROS_PER_SEC;
 
@@ -36,6 +36,11 @@ fn fingerprints_match_the_pinned_values() {
         );
         let mut scenario = preset(name).unwrap();
         scenario.seed = seed;
+        // Optional `--set`s, e.g. two TaskManagers for remote channels.
+        let sets: Vec<String> = serde_json::from_value(run["set"].clone()).unwrap_or_default();
+        for set in &sets {
+            apply_set(&mut scenario, set).unwrap();
+        }
         let seconds = run["seconds"].as_u64().unwrap();
         let mut sim = Simulation::new(scenario.clone()).unwrap();
         sim.trace.log_hashes_every(MARK_EVERY);
@@ -53,7 +58,7 @@ fn fingerprints_match_the_pinned_values() {
                     &scenario,
                     &want,
                     sim.trace.hash_marks(),
-                    &format!("--preset {name} --seed {seed}")
+                    &cli_args(name, seed, &sets)
                 )
             );
         } else {

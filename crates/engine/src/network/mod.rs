@@ -9,6 +9,7 @@
 mod barrier_log;
 mod buffer;
 mod channels;
+mod credit;
 mod input_channel;
 mod ready;
 mod result_partition;
@@ -16,6 +17,7 @@ mod result_partition;
 pub use barrier_log::{BarrierLog, PersistedChannelState, QueuedAhead, KEEP_CHECKPOINTS};
 pub use buffer::{NetBuffer, NetEvent, NetItem, Record};
 pub use channels::{Notified, Recycled, Resumed};
+pub use credit::{Arrived, NetEffect};
 pub use input_channel::{ChannelKind, ChannelRoute, InputChannel, InputGate};
 pub use ready::InputReady;
 pub use result_partition::{EmitOutcome, Overtaken, ResultPartition, Subpartition};

@@ -58,6 +58,15 @@ pub fn trace_window(scenario: Scenario, after: u64, upto: u64) -> Result<Vec<Str
         .collect())
 }
 
+/// The `barrierlab run` arguments that rebuild a pinned run: preset, seed and `--set`s.
+pub fn cli_args(preset: &str, seed: u64, sets: &[String]) -> String {
+    let mut args = format!("--preset {preset} --seed {seed}");
+    for set in sets {
+        args += &format!(" --set {set}");
+    }
+    args
+}
+
 /// Logged hashes as a fixture stores them: 16 hex digits each, the seq implied by the position.
 pub fn marks_hex(marks: &[(u64, u64)]) -> Vec<String> {
     marks.iter().map(|m| format!("{:016x}", m.1)).collect()

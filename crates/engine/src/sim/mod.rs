@@ -161,6 +161,8 @@ pub struct Simulation {
     pub trace: Trace,
     /// What barriers found queued ahead of them ("why was checkpoint N slow?"); not traced.
     pub barrier_log: BarrierLog,
+    /// Scratch for `network::credit`'s effects, kept to spare an allocation per send.
+    net_effects: Vec<crate::network::NetEffect>,
     pub params: SimParams,
     /// State acknowledged for checkpoints still pending: (id, task) → snapshot.
     pub(crate) acked_state: BTreeMap<(CheckpointId, u32), TaskStateSnapshot>,
@@ -302,6 +304,7 @@ impl Simulation {
             coordinator,
             trace: Trace::default(),
             barrier_log: BarrierLog::default(),
+            net_effects: Vec::new(),
             params,
             acked_state: BTreeMap::new(),
             completed_state: BTreeMap::new(),
