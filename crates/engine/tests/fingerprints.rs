@@ -4,10 +4,7 @@
 //! parts from the pinned one, and lists it (madsim's way of finding nondeterminism).
 //! After an intended model change: `BARRIERLAB_UPDATE_FINGERPRINTS=1 cargo test -p barrierlab-engine --test fingerprints`.
 
-use barrierlab_engine::scenario::{apply_set, preset};
-use barrierlab_engine::sim::divergence::{cli_args, explain, marks_hex, MARK_EVERY};
-use barrierlab_engine::sim::Simulation;
-use barrierlab_engine::types::MICROS_PER_SEC;
+use barrierlab_engine::sim::divergence::{marks_hex, PinnedRun, MARK_EVERY};
 
 const FIXTURE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -27,49 +24,23 @@ fn fingerprints_match_the_pinned_values() {
         Some(MARK_EVERY),
         "re-pin the fixture"
     );
-    let runs = pinned["runs"].as_array_mut().unwrap();
+    let mut runs: Vec<PinnedRun> = serde_json::from_value(pinned["runs"].clone()).unwrap();
     assert!(!runs.is_empty());
-    for run in runs.iter_mut() {
-        let (name, seed) = (
-            run["preset"].as_str().unwrap(),
-            run["seed"].as_u64().unwrap(),
-        );
-        let mut scenario = preset(name).unwrap();
-        scenario.seed = seed;
-        // Optional `--set`s, e.g. two TaskManagers for remote channels.
-        let sets: Vec<String> = serde_json::from_value(run["set"].clone()).unwrap_or_default();
-        for set in &sets {
-            apply_set(&mut scenario, set).unwrap();
-        }
-        let seconds = run["seconds"].as_u64().unwrap();
-        let mut sim = Simulation::new(scenario.clone()).unwrap();
-        sim.trace.log_hashes_every(MARK_EVERY);
-        sim.run_until(seconds * MICROS_PER_SEC);
+    for run in &mut runs {
+        let sim = run.run().unwrap();
+        let marks = marks_hex(sim.trace.hash_marks());
         if update {
-            run["fingerprint"] = sim.fingerprint().into();
-            run["marks"] = marks_hex(sim.trace.hash_marks()).into();
-        } else if run["fingerprint"].as_str() != Some(sim.fingerprint().as_str()) {
-            let want: Vec<String> = serde_json::from_value(run["marks"].clone()).unwrap();
-            panic!(
-                "{name} seed {seed}, {seconds} s: fingerprint {} (pinned {}); {}",
-                sim.fingerprint(),
-                run["fingerprint"],
-                explain(
-                    &scenario,
-                    &want,
-                    sim.trace.hash_marks(),
-                    &cli_args(name, seed, &sets)
-                )
-            );
+            run.fingerprint = sim.fingerprint();
+            run.marks = marks;
+        } else if let Some(why) = run.mismatch(&sim) {
+            panic!("{why}");
         } else {
             // The marks are the fingerprint's witnesses: a stale list would mislead the search.
-            assert_eq!(
-                run["marks"],
-                serde_json::json!(marks_hex(sim.trace.hash_marks()))
-            );
+            assert_eq!(run.marks, marks, "{}: stale marks", run.preset);
         }
     }
     if update {
+        pinned["runs"] = serde_json::to_value(&runs).unwrap();
         std::fs::write(
             FIXTURE,
             serde_json::to_string_pretty(&pinned).unwrap() + "\n",

@@ -8,6 +8,7 @@ use rand_core::{RngCore, SeedableRng};
 use serde_json::Value;
 
 use super::config_keys::CONFIG_KEYS;
+use super::knobs::{COMMON_KNOBS, DATAGEN_KNOBS, FILTER_KNOBS, WINDOW_KNOBS};
 use super::model::{OperatorKind, Scenario};
 use super::presets::{preset, PRESETS};
 use super::set::apply_set;
@@ -250,21 +251,16 @@ impl ScenarioFuzzer {
             return format!("operator.x.rate={value}");
         }
         let name = self.pick(&names).clone();
-        let knob = *self.pick(&[
-            "rate",
-            "record-size",
-            "keys",
-            "bounded",
-            "distribution",
-            "hot-keys",
-            "hot-percent",
-            "keep-percent",
-            "window",
-            "parallelism",
-            "max-parallelism",
-            "cost-per-record",
-            "nonsense",
-        ]);
+        // Every knob of every kind (on any operator: most are refused there), and a made-up one.
+        let knobs: Vec<&str> = [
+            DATAGEN_KNOBS,
+            FILTER_KNOBS,
+            WINDOW_KNOBS,
+            COMMON_KNOBS,
+            &["nonsense"],
+        ]
+        .concat();
+        let knob = *self.pick(&knobs);
         format!("operator.{name}.{knob}={value}")
     }
 

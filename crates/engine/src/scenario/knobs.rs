@@ -7,6 +7,18 @@ use crate::types::{parse_duration, parse_memory_size};
 
 /// Knobs every operator has.
 pub const COMMON_KNOBS: &[&str] = &["parallelism", "max-parallelism", "cost-per-record"];
+/// A datagen's own knobs.
+pub const DATAGEN_KNOBS: &[&str] = &[
+    "rate",
+    "record-size",
+    "keys",
+    "bounded",
+    "distribution",
+    "hot-keys",
+    "hot-percent",
+];
+pub const FILTER_KNOBS: &[&str] = &["keep-percent"];
+pub const WINDOW_KNOBS: &[&str] = &["window"];
 
 /// A skewed distribution's knobs when a uniform one turns skewed: one hot key with 80 %.
 const DEFAULT_SKEW: KeyDistribution = KeyDistribution::Skewed {
@@ -18,17 +30,9 @@ impl OperatorKind {
     /// The knobs of this kind, beyond [`COMMON_KNOBS`].
     pub fn knobs(&self) -> &'static [&'static str] {
         match self {
-            OperatorKind::Datagen { .. } => &[
-                "rate",
-                "record-size",
-                "keys",
-                "bounded",
-                "distribution",
-                "hot-keys",
-                "hot-percent",
-            ],
-            OperatorKind::Filter { .. } => &["keep-percent"],
-            OperatorKind::KeyedWindowSum { .. } => &["window"],
+            OperatorKind::Datagen { .. } => DATAGEN_KNOBS,
+            OperatorKind::Filter { .. } => FILTER_KNOBS,
+            OperatorKind::KeyedWindowSum { .. } => WINDOW_KNOBS,
             _ => &[],
         }
     }

@@ -57,7 +57,7 @@ pub use job_graph::{
     default_max_parallelism, JobEdge, JobGraph, JobVertex, DEFAULT_LOWER_BOUND_MAX_PARALLELISM,
     UPPER_BOUND_MAX_PARALLELISM,
 };
-pub use knobs::COMMON_KNOBS;
+pub use knobs::{COMMON_KNOBS, DATAGEN_KNOBS, FILTER_KNOBS, WINDOW_KNOBS};
 pub use model::{
     Cluster, EdgeSpec, KeyDistribution, OperatorKind, OperatorSpec, Partitioner, Scenario,
     SCENARIO_VERSION,

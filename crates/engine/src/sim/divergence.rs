@@ -3,6 +3,8 @@
 //! [`trace_window`] lists that stretch event by event with the hash after each, so a listing made
 //! natively and one made in wasm differ first at the divergent event itself.
 
+use serde::{Deserialize, Serialize};
+
 use super::Simulation;
 use crate::scenario::Scenario;
 use crate::types::Micros;
@@ -58,13 +60,59 @@ pub fn trace_window(scenario: Scenario, after: u64, upto: u64) -> Result<Vec<Str
         .collect())
 }
 
-/// The `barrierlab run` arguments that rebuild a pinned run: preset, seed and `--set`s.
-pub fn cli_args(preset: &str, seed: u64, sets: &[String]) -> String {
-    let mut args = format!("--preset {preset} --seed {seed}");
-    for set in sets {
-        args += &format!(" --set {set}");
+/// One run of `tests/fixtures/fingerprints.json`: a preset with a seed and optional `--set`s
+/// (two TaskManagers, say), run for `seconds`, with its fingerprint and marks as pinned natively.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PinnedRun {
+    pub preset: String,
+    pub seed: u64,
+    pub seconds: u64,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub set: Vec<String>,
+    pub fingerprint: String,
+    /// [`marks_hex`] of the run's hash log.
+    #[serde(default)]
+    pub marks: Vec<String>,
+}
+
+impl PinnedRun {
+    pub fn scenario(&self) -> Result<Scenario, String> {
+        let mut s = crate::scenario::preset(&self.preset)
+            .ok_or_else(|| format!("no preset '{}'", self.preset))?;
+        s.seed = self.seed;
+        for set in &self.set {
+            crate::scenario::apply_set(&mut s, set)?;
+        }
+        Ok(s)
     }
-    args
+
+    /// The run, with its hash log on.
+    pub fn run(&self) -> Result<Simulation, String> {
+        let mut sim = Simulation::new(self.scenario()?)?;
+        sim.trace.log_hashes_every(MARK_EVERY);
+        sim.run_until(self.seconds * crate::types::MICROS_PER_SEC);
+        Ok(sim)
+    }
+
+    /// `None` when `sim` (a [`PinnedRun::run`]) matches the pin; else what a test says: the
+    /// fingerprints, the window where the runs part and `sim`'s events there.
+    pub fn mismatch(&self, sim: &Simulation) -> Option<String> {
+        let got = sim.fingerprint();
+        if got == self.fingerprint {
+            return None;
+        }
+        let mut args = format!("--preset {} --seed {}", self.preset, self.seed);
+        for set in &self.set {
+            args += &format!(" --set {set}");
+        }
+        let scenario = self.scenario().ok()?;
+        Some(format!(
+            "{args}, {} s: fingerprint {got}, pinned {}; {}",
+            self.seconds,
+            self.fingerprint,
+            explain(&scenario, &self.marks, sim.trace.hash_marks(), &args)
+        ))
+    }
 }
 
 /// Logged hashes as a fixture stores them: 16 hex digits each, the seq implied by the position.
