@@ -917,6 +917,18 @@ LATENCY_DEFAULTS_US = {
     "barrierlab.storage.write-latency": 3000,
 }
 SPEED_BOUNDS = (0.5, 3.0)
+# Beyond the bound by this much, the machine is too slow to judge millisecond-scale durations:
+# Flink's thread hand-offs there are no longer the ones the simulator's latencies stand for
+# (seen here: start delays of 50-90 ms where Flink usually takes 5, a factor of 10). Those rows
+# are then reported as "not judged" instead of failing; sizes, counts, ratios and long
+# durations are judged as always. The simulator cannot hide behind this: its own reference
+# figure (seed-demo's ack - trigger, ~10 ms) is pinned natively by
+# crates/engine/tests/fidelity.rs, so a too-slow verdict always means the real side was slow.
+TOO_SLOW_FACTOR = 1.25
+FRAMEWORK_DURATIONS = {"end_to_end_duration", "end_to_end_duration_cp1", "ack_after_trigger",
+                       "start_delay", "alignment", "sync", "async"}
+# The unbounded factor, once the reference scenario found the machine too slow (else None).
+too_slow: list[float | None] = [None]
 
 
 def machine_speed(reals: list[dict], sims: list[dict]) -> float | None:
@@ -988,6 +1000,9 @@ def judge(row: Row) -> Verdict:
         if q1 <= s <= q3:
             return Verdict("ok", False, f"in real's interquartile range "
                                         f"{fmt_value(q1, row.unit)}–{fmt_value(q3, row.unit)}")
+    short = rule.long_from is None or r < rule.long_from
+    if not good and too_slow[0] and row.measure in FRAMEWORK_DURATIONS and short:
+        return Verdict("not judged", False, f"machine ×{too_slow[0]:.1f} slow")
     return Verdict("ok" if good else "FAIL", not good, note)
 
 
@@ -1293,7 +1308,13 @@ def main() -> int:
                 if ratio is None:
                     return sims
                 # `sims` ran at `speed` already: the ratio is relative to it.
-                measured = min(max(speed * ratio, SPEED_BOUNDS[0]), SPEED_BOUNDS[1])
+                raw = speed * ratio
+                too_slow[0] = raw if raw > SPEED_BOUNDS[1] * TOO_SLOW_FACTOR else None
+                if too_slow[0]:
+                    print(f"[{sc.name}] machine ×{raw:.1f} slower than the reference (bound "
+                          f"×{SPEED_BOUNDS[1]:g}): millisecond-scale durations are reported, "
+                          f"not judged", flush=True)
+                measured = min(max(raw, SPEED_BOUNDS[0]), SPEED_BOUNDS[1])
                 if abs(measured - speed) < 0.15 * speed:
                     return sims
                 speed = measured
@@ -1366,6 +1387,9 @@ def main() -> int:
     verdicts = [r[-1] for section in all_rows for r in section]
     gaps = verdicts.count("known gap")
     print(f"known gaps (reported, not failing): {gaps}; see KNOWN_GAPS in tests/flink/harness.py")
+    unjudged = verdicts.count("not judged")
+    if unjudged:
+        print(f"not judged (machine too slow for millisecond-scale durations): {unjudged}")
     for line in failed_rows:
         print(f"FAIL {line}")
     if any_fail and not args.report_only:

@@ -330,30 +330,15 @@ impl Simulation {
                                 v.parallelism
                             ));
                         }
-                        let offset = own
+                        let split = own
                             .and_then(|s| s.operator.iter().find(|(p, _)| *p == pos))
-                            .and_then(|(_, o)| o.states.first())
-                            .and_then(|l| l.elements.first())
-                            .map(|e| e.value.max(0) as u64)
-                            .unwrap_or(0);
-                        dg.next_seq = offset;
-                        dg.base_seq = offset;
-                        dg.base_time = self.now;
-                        dg.snapshot_offset();
+                            .map(|(_, o)| o);
+                        dg.restore_offset(split, self.now);
                     }
                     op => {
                         if let Some(k) = op.keyed() {
                             if !keyed.is_empty() {
-                                k.backend = crate::state::HeapKeyedStateBackend::restore(
-                                    v.max_parallelism,
-                                    range,
-                                    &keyed,
-                                )?;
-                                k.state = k
-                                    .backend
-                                    .state_id("count")
-                                    .or_else(|| k.backend.state_id("window-sum"))
-                                    .ok_or("restored keyed state has no value state")?;
+                                k.restore(v.max_parallelism, range, &keyed)?;
                             }
                         }
                     }

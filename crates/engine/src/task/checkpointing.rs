@@ -4,11 +4,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::mailbox::Mail;
 use super::operators::Operator;
 use super::stream_task::StreamTask;
 use super::{TaskCtx, TaskEffect};
-use crate::barrier::{BarrierHandler, CheckpointBarrier, HandlerInput};
+use crate::barrier::{AbortReason, CheckpointBarrier};
 use crate::coordinator::{CheckpointFailureReason, SubtaskCheckpointMetrics};
 use crate::network::{NetEvent, Record};
 use crate::state::{KeyedStateSnapshot, OperatorStateSnapshot};
@@ -129,6 +128,23 @@ fn take_overtaken_input(
     }
 }
 
+/// The barrier handler's reason to abort, as the decline the coordinator gets.
+impl From<AbortReason> for CheckpointFailureReason {
+    fn from(r: AbortReason) -> Self {
+        match r {
+            AbortReason::CheckpointDeclinedSubsumed => {
+                CheckpointFailureReason::CHECKPOINT_DECLINED_SUBSUMED
+            }
+            AbortReason::CheckpointDeclinedOnCancellationBarrier => {
+                CheckpointFailureReason::CHECKPOINT_DECLINED_ON_CANCELLATION_BARRIER
+            }
+            AbortReason::CheckpointDeclinedInputEndOfStream => {
+                CheckpointFailureReason::CHECKPOINT_DECLINED_INPUT_END_OF_STREAM
+            }
+        }
+    }
+}
+
 impl StreamTask {
     /// `checkpointState`, steps 0–5. Returns the sync phase's duration (the task is busy for it).
     pub(super) fn perform_checkpoint(
@@ -149,7 +165,7 @@ impl StreamTask {
             return 0;
         }
         self.checkpointing.last_checkpoint_id = id;
-        if self.end_of_data && self.final_checkpoint.is_none() {
+        if self.end_of_data_sent && self.final_checkpoint.is_none() {
             self.final_checkpoint = Some(id);
         }
 
@@ -326,7 +342,7 @@ impl StreamTask {
     }
 
     /// Once both sides of `id`'s channel state are known, hands it to the shared file.
-    fn maybe_report_channel_state(&mut self, id: CheckpointId, ctx: &mut TaskCtx) {
+    pub(super) fn maybe_report_channel_state(&mut self, id: CheckpointId, ctx: &mut TaskCtx) {
         let Some(p) = self.checkpointing.pending.get_mut(&id) else {
             return;
         };
@@ -415,7 +431,7 @@ impl StreamTask {
     }
 
     /// `AsyncCheckpointRunnable` → `reportCompletedSnapshotStates` → `acknowledgeCheckpoint`.
-    fn maybe_acknowledge(&mut self, id: CheckpointId, ctx: &mut TaskCtx) {
+    pub(super) fn maybe_acknowledge(&mut self, id: CheckpointId, ctx: &mut TaskCtx) {
         let now = ctx.now;
         let ready = self.checkpointing.pending.get(&id).is_some_and(|p| {
             p.async_done
@@ -460,134 +476,26 @@ impl StreamTask {
     }
 
     /// `abortCheckpointOnBarrier`: decline and tell downstream with a cancel marker.
-    pub(super) fn abort_on_barrier(&mut self, id: CheckpointId, reason: &str, ctx: &mut TaskCtx) {
+    pub(super) fn abort_on_barrier(
+        &mut self,
+        id: CheckpointId,
+        reason: AbortReason,
+        ctx: &mut TaskCtx,
+    ) {
         let now = ctx.now;
         self.checkpointing.pending.remove(&id);
         self.broadcast_to_outputs(NetEvent::CancelCheckpointMarker(id), ctx);
         ctx.trace
             .record(now, Some(self.id), TraceKind::CancelMarkerEmitted { id });
-        let reason = match reason {
-            "CHECKPOINT_DECLINED_SUBSUMED" => CheckpointFailureReason::CHECKPOINT_DECLINED_SUBSUMED,
-            "CHECKPOINT_DECLINED_INPUT_END_OF_STREAM" => {
-                CheckpointFailureReason::CHECKPOINT_DECLINED_INPUT_END_OF_STREAM
-            }
-            _ => CheckpointFailureReason::CHECKPOINT_DECLINED_ON_CANCELLATION_BARRIER,
-        };
         ctx.effects.push(TaskEffect::Decline {
             task: self.index,
             id,
-            reason,
+            reason: reason.into(),
         });
     }
 
-    /// Runs one mail; returns the time it keeps the task busy.
-    pub(super) fn run_mail(&mut self, mail: Mail, ctx: &mut TaskCtx) -> Micros {
-        let now = ctx.now;
-        match mail {
-            Mail::TriggerCheckpoint { barrier } => {
-                // A task with inputs is triggered by RPC only when all its upstream tasks have
-                // finished; what they sent must be processed first (Flink waits for all data to
-                // be processed before upstream tasks finish), so the checkpoint waits for the
-                // end of every input.
-                if !self.inputs.is_empty() && !self.inputs_ended() {
-                    self.deferred_trigger = Some(barrier);
-                    return 0;
-                }
-                // For RPC-triggered sources, start delay is the trigger's age on arrival.
-                let start_delay = now.saturating_sub(barrier.timestamp);
-                self.perform_checkpoint(barrier, start_delay, 0, 0, ctx)
-            }
-            Mail::NotifyCheckpointComplete { id } => {
-                ctx.trace
-                    .record(now, Some(self.id), TraceKind::NotifyComplete { id });
-                // Its acks carried the input channel state sizes: the accounting can go.
-                if let Some(h) = &mut self.handler {
-                    h.discard_persisted_up_to(id);
-                }
-                let mut cost = 20;
-                for (pos, op) in self.operators.iter_mut().enumerate() {
-                    match op {
-                        Operator::TwoPhaseCommitSink(t) => {
-                            let ids: Vec<CheckpointId> =
-                                t.pending.range(..=id).map(|(k, _)| *k).collect();
-                            let mut records = 0;
-                            for cid in ids {
-                                if let Some(txn) = t.pending.remove(&cid) {
-                                    records += txn.len() as u64;
-                                    t.committed_transactions.push(cid);
-                                    ctx.effects.push(TaskEffect::Commit {
-                                        task: self.index,
-                                        operator: pos,
-                                        transaction: cid,
-                                        records: txn,
-                                    });
-                                }
-                            }
-                            if t.committed_transactions.len() > 32 {
-                                let excess = t.committed_transactions.len() - 32;
-                                t.committed_transactions.drain(..excess);
-                            }
-                            cost += 500;
-                            ctx.trace
-                                .record(now, Some(self.id), TraceKind::Commit { id, records });
-                        }
-                        Operator::CheckpointAwareMap { notified } => {
-                            notified.push(id);
-                            if notified.len() > 32 {
-                                notified.remove(0);
-                            }
-                        }
-                        _ => {}
-                    }
-                    if let Some(k) = op.keyed() {
-                        let running: Vec<CheckpointId> =
-                            k.backend.running_snapshots().filter(|c| *c <= id).collect();
-                        for c in running {
-                            k.backend.release_snapshot(c);
-                        }
-                    }
-                }
-                if self.final_checkpoint.is_some_and(|f| id >= f) {
-                    self.finish(ctx);
-                }
-                cost
-            }
-            Mail::NotifyCheckpointAborted { id } => {
-                ctx.trace
-                    .record(now, Some(self.id), TraceKind::NotifyAborted { id });
-                if id > self.checkpointing.last_checkpoint_id {
-                    self.checkpointing.aborted.insert(id);
-                }
-                // The async part of an aborted checkpoint is cancelled: no ack follows.
-                self.checkpointing.pending.remove(&id);
-                for op in &mut self.operators {
-                    if let Some(k) = op.keyed() {
-                        k.backend.release_snapshot(id);
-                    }
-                }
-                10
-            }
-            Mail::ProcessingTimeTimers => self.fire_timers(ctx),
-            Mail::AlignmentTimeout { id } => {
-                let mut busy = 0;
-                // Input side: the handler switches to unaligned (if it is still aligning `id`).
-                if let Some(h) = self.handler.as_mut() {
-                    let effects = h.handle(now, HandlerInput::AlignmentTimeout { id });
-                    for e in effects {
-                        busy += self.apply_handler_effect(e, ctx);
-                    }
-                }
-                // Output side: barriers of `id` still queued become priority events.
-                self.promote_output_barriers(id, ctx);
-                self.maybe_report_channel_state(id, ctx);
-                self.maybe_acknowledge(id, ctx);
-                busy
-            }
-        }
-    }
-
     /// `PipelinedSubpartition.alignedBarrierTimeout` on every output subpartition.
-    fn promote_output_barriers(&mut self, id: CheckpointId, ctx: &mut TaskCtx) {
+    pub(super) fn promote_output_barriers(&mut self, id: CheckpointId, ctx: &mut TaskCtx) {
         let mut total = 0;
         let mut records = Vec::new();
         for o in 0..self.outputs.len() {

@@ -6,11 +6,15 @@
 //! into events.
 
 mod checkpointing;
+mod input_processor;
 mod mailbox;
+mod mails;
+mod operator_chain;
 mod operators;
 #[cfg(test)]
 mod operators_tests;
 mod output;
+mod source;
 mod stream_task;
 mod time;
 

@@ -8,7 +8,8 @@ use crate::network::Record;
 use crate::scenario::{KeyDistribution, OperatorKind};
 use crate::state::{
     HeapKeyedStateBackend, KeyGroupRange, KeyedStateSnapshot, ListElement, Namespace,
-    OperatorStateBackend, SerializerKind, StateId, StateKey, ValueStateDescriptor,
+    OperatorStateBackend, OperatorStateSnapshot, SerializerKind, StateId, StateKey,
+    ValueStateDescriptor,
 };
 use crate::types::{CheckpointId, Micros};
 
@@ -114,6 +115,20 @@ impl Datagen {
         Record::new(key as i32, 1, self.origin, seq, self.record_bytes)
     }
 
+    /// Restores the read position from the split state of `snapshot` (0 without one) and
+    /// emits from `now` on, as a restored `DataGeneratorSource` reader resumes its split.
+    pub fn restore_offset(&mut self, snapshot: Option<&OperatorStateSnapshot>, now: Micros) {
+        let offset = snapshot
+            .and_then(|o| o.states.first())
+            .and_then(|l| l.elements.first())
+            .map(|e| e.value.max(0) as u64)
+            .unwrap_or(0);
+        self.next_seq = offset;
+        self.base_seq = offset;
+        self.base_time = now;
+        self.snapshot_offset();
+    }
+
     /// Stores the offset into the split state (done at every snapshot).
     pub fn snapshot_offset(&mut self) {
         let split = format!("datagen-split-{}", self.origin);
@@ -124,6 +139,10 @@ impl Datagen {
         );
     }
 }
+
+/// The value state names, as the exported Java job's descriptors name them.
+const COUNT_STATE: &str = "count";
+const WINDOW_SUM_STATE: &str = "window-sum";
 
 /// Keyed state of a keyed operator, with the id of its one value state.
 #[derive(Debug, Clone)]
@@ -136,14 +155,30 @@ impl Keyed {
     pub fn new(max_parallelism: u32, range: KeyGroupRange, windowed: bool) -> Result<Self, String> {
         let mut backend = HeapKeyedStateBackend::new(max_parallelism, range, SerializerKind::Int)?;
         let desc = if windowed {
-            ValueStateDescriptor::windowed_long("window-sum")
+            ValueStateDescriptor::windowed_long(WINDOW_SUM_STATE)
         } else {
-            ValueStateDescriptor::long("count")
+            ValueStateDescriptor::long(COUNT_STATE)
         };
         let state = backend.register_value_state(desc)?;
         // Keyed process functions and windows register Flink's user-timer service.
         backend.register_timer_service("user-timers");
         Ok(Keyed { backend, state })
+    }
+
+    /// Replaces the state with the key groups of `range` from `snapshots` (of the operator's
+    /// previous subtasks), re-finding its value state by the name `Keyed::new` registered.
+    pub fn restore(
+        &mut self,
+        max_parallelism: u32,
+        range: KeyGroupRange,
+        snapshots: &[KeyedStateSnapshot],
+    ) -> Result<(), String> {
+        self.backend = HeapKeyedStateBackend::restore(max_parallelism, range, snapshots)?;
+        self.state = [COUNT_STATE, WINDOW_SUM_STATE]
+            .into_iter()
+            .find_map(|name| self.backend.state_id(name))
+            .ok_or("restored keyed state has no value state")?;
+        Ok(())
     }
 
     /// `value += delta` for the record's key in `namespace`; returns the new value.

@@ -2,6 +2,11 @@
 //! on the inputs (unaligned barriers), then the default action: process input, which is suspended
 //! while the output has no buffer (backpressure). Work takes simulated time; the task is busy
 //! until it ends and the simulation wakes it again.
+//!
+//! The task's other parts, along Flink's seams: `source.rs` (a source's default action),
+//! `input_processor.rs` (the input side and its barrier handler), `operator_chain.rs` (records
+//! through the chain, timers), `mails.rs` (what each mail does), `checkpointing.rs`
+//! (`SubtaskCheckpointCoordinatorImpl`).
 
 use super::checkpointing::SubtaskCheckpointCoordinator;
 use super::mailbox::{Mail, Mailbox};
@@ -9,8 +14,8 @@ use super::operators::Operator;
 use super::output::OutputRoute;
 use super::time::{TaskTime, TimeState};
 use super::{TaskCtx, TaskEffect};
-use crate::barrier::{AnyBarrierHandler, BarrierHandler, HandlerEffect, HandlerInput};
-use crate::network::{GlobalChannelId, NetBuffer, NetEvent, NetItem, Record, Recycled, Resumed};
+use crate::barrier::{AnyBarrierHandler, HandlerEffect};
+use crate::network::{GlobalChannelId, NetBuffer, NetEvent, Record};
 use crate::trace::TraceKind;
 use crate::types::{Micros, SubtaskId};
 
@@ -46,11 +51,12 @@ pub struct StreamTask {
     pub status: TaskStatus,
     pub busy_until: Micros,
     pub current: Option<CurrentInput>,
-    finished_inputs: Vec<bool>,
-    /// Channels whose producer sent `EndOfData`.
-    data_ended: Vec<bool>,
+    /// Channels whose producer sent `EndOfPartitionEvent` (it finished: nothing more comes).
+    pub(super) end_of_partition_received: Vec<bool>,
+    /// Channels whose producer sent `EndOfData` (no more records; barriers may still come).
+    pub(super) end_of_data_received: Vec<bool>,
     /// This task's input ended and it sent `EndOfData` downstream.
-    pub end_of_data: bool,
+    pub end_of_data_sent: bool,
     /// The first checkpoint taken after the end of data: once it completes, the task finishes.
     pub final_checkpoint: Option<crate::types::CheckpointId>,
     pub checkpointing: SubtaskCheckpointCoordinator,
@@ -63,17 +69,17 @@ pub struct StreamTask {
     pub records_in: u64,
     pub records_out: u64,
     /// Reused record batches and subpartition list, so processing does not allocate per chunk.
-    scratch: Vec<Record>,
-    scratch_b: Vec<Record>,
-    touched: Vec<u32>,
-    handler_effects: Vec<HandlerEffect>,
+    pub(super) scratch: Vec<Record>,
+    pub(super) scratch_b: Vec<Record>,
+    pub(super) touched: Vec<u32>,
+    pub(super) handler_effects: Vec<HandlerEffect>,
     /// Whether any operator registers processing-time timers.
-    has_timers: bool,
-    has_collect_sink: bool,
+    pub(super) has_timers: bool,
+    pub(super) has_collect_sink: bool,
 }
 
 /// What the default action did.
-enum Action {
+pub(super) enum Action {
     Busy(Micros),
     Continue,
     Wait(TimeState, Option<Micros>),
@@ -111,9 +117,9 @@ impl StreamTask {
             status: TaskStatus::Running,
             busy_until: 0,
             current: None,
-            finished_inputs: vec![false; n],
-            data_ended: vec![false; n],
-            end_of_data: false,
+            end_of_partition_received: vec![false; n],
+            end_of_data_received: vec![false; n],
+            end_of_data_sent: false,
             final_checkpoint: None,
             checkpointing: SubtaskCheckpointCoordinator::default(),
             recovered_input: Default::default(),
@@ -218,7 +224,7 @@ impl StreamTask {
         }
     }
 
-    fn next_mail(&mut self, ctx: &mut TaskCtx) -> Option<Mail> {
+    pub(super) fn next_mail(&mut self, ctx: &mut TaskCtx) -> Option<Mail> {
         let mail = self.mailbox.take()?;
         ctx.trace.record(
             ctx.now,
@@ -230,7 +236,7 @@ impl StreamTask {
 
     /// A source emits the records that fell due before a mail arrived first: in Flink it would
     /// have emitted them at their due times.
-    fn source_has_due_records(&self, ctx: &TaskCtx) -> bool {
+    pub(super) fn source_has_due_records(&self, ctx: &TaskCtx) -> bool {
         match &self.operators[0] {
             Operator::Datagen(dg) => !dg.exhausted() && dg.due(dg.next_seq) <= ctx.now,
             _ => false,
@@ -239,7 +245,7 @@ impl StreamTask {
 
     /// Every input channel delivered its `EndOfPartition`.
     pub fn inputs_ended(&self) -> bool {
-        self.finished_inputs.iter().all(|f| *f)
+        self.end_of_partition_received.iter().all(|f| *f)
     }
 
     pub fn outputs_available(&self, ctx: &TaskCtx) -> bool {
@@ -248,522 +254,10 @@ impl StreamTask {
             .all(|o| ctx.net.partitions[o.partition as usize].is_available())
     }
 
-    // ----- sources -----
-
-    fn source_action(&mut self, ctx: &mut TaskCtx) -> Action {
-        if ctx.now < self.busy_until {
-            return Action::Wait(TimeState::Busy, Some(self.busy_until));
-        }
-        let Operator::Datagen(dg) = &self.operators[0] else {
-            return Action::Wait(TimeState::Idle, None);
-        };
-        if dg.exhausted() {
-            if !self.end_of_data {
-                self.end_data(ctx);
-            }
-            return Action::Wait(TimeState::Idle, None);
-        }
-        let due = dg.due(dg.next_seq);
-        if due > ctx.now {
-            // Wake when a few records are due, so events grow with buffers, not records.
-            let per_buffer = (ctx.net_segment_size() / dg.record_bytes.max(1)).max(1);
-            let batch = u64::from((per_buffer / 4).max(1));
-            let last = dg.next_seq + batch - 1;
-            let last = dg.bounded.map_or(last, |b| last.min(b.saturating_sub(1)));
-            let wake = dg.due(last).max(due);
-            return Action::Wait(TimeState::Idle, Some(wake));
-        }
-        if !self.outputs_available(ctx) {
-            return Action::Wait(TimeState::Backpressured, None);
-        }
-        self.emit_due_records(ctx)
-    }
-
-    /// Generates the records due by now, in groups, until the output runs out of buffers (the
-    /// source would block on the next one), and pushes them through the chain.
-    fn emit_due_records(&mut self, ctx: &mut TaskCtx) -> Action {
-        let now = ctx.now;
-        let mut cost: Micros = 0;
-        let mut total: u32 = 0;
-        // One group vector per action, not per group.
-        let mut group = Vec::with_capacity(8);
-        let end = match &mut self.operators[0] {
-            Operator::Datagen(dg) => {
-                // Guava's SmoothBursty limiter stores at most one second of permits: after a
-                // stall the source bursts for up to a second, then runs at its rate again. Once
-                // per action: after the reset (or without one) the records emitted below are
-                // due later, so the condition cannot come true again before `now` moves.
-                if dg.rate_per_subtask > 0 && dg.due(dg.next_seq) + 1_000_000 < now {
-                    dg.base_time = now - 1_000_000;
-                    dg.base_seq = dg.next_seq;
-                }
-                // Fixed for the action: the anchor does not move while records are emitted.
-                dg.first_not_due(now)
-            }
-            _ => return Action::Continue,
-        };
-        // Bounds one action's work; the rest follows on the next wake.
-        while total < 4096 {
-            let Operator::Datagen(dg) = &mut self.operators[0] else {
-                break;
-            };
-            group.clear();
-            while group.len() < 8 && !dg.exhausted() && dg.next_seq < end {
-                group.push(dg.record(dg.next_seq));
-                dg.next_seq += 1;
-            }
-            if group.is_empty() {
-                break;
-            }
-            total += group.len() as u32;
-            cost += self.run_chain_slice(0, &group, ctx);
-            if !self.outputs_available(ctx) {
-                break;
-            }
-        }
-        if total == 0 {
-            return Action::Continue;
-        }
-        self.records_in += u64::from(total);
-        ctx.trace.record(
-            now,
-            Some(self.id),
-            TraceKind::SourceBatch { records: total },
-        );
-        Action::Busy(cost.max(1))
-    }
-
-    // ----- inputs -----
-
-    /// A channel whose next item is a priority event (an unaligned barrier).
-    fn priority_channel(&self, ctx: &mut TaskCtx) -> Option<u32> {
-        while let Some(ch) = ctx.net.ready[self.index as usize].pop_priority() {
-            if ctx.net.head_is_priority(self.inputs[ch as usize]) {
-                return Some(ch);
-            }
-        }
-        None
-    }
-
-    /// What channel `ch` offers next: `None` (nothing), `Some(true)` a data buffer,
-    /// `Some(false)` an event.
-    fn channel_next(&self, ch: u32, ctx: &TaskCtx) -> Option<bool> {
-        ctx.net.next_kind(self.inputs[ch as usize])
-    }
-
-    /// The default action: read and process input for up to one quantum of work. An event
-    /// (barrier, cancel marker, end of partition) after some work waits for the next wake, so it
-    /// is handled at its own time.
-    fn input_action(&mut self, ctx: &mut TaskCtx) -> Action {
-        let mut spent: Micros = 0;
-        loop {
-            if !self.outputs_available(ctx) {
-                if spent > 0 {
-                    return Action::Busy(spent);
-                }
-                // The whole default action is suspended: barriers behind data wait too.
-                let waiting =
-                    self.current.is_some() || !ctx.net.ready[self.index as usize].is_empty();
-                let state = if waiting {
-                    TimeState::Backpressured
-                } else {
-                    TimeState::Idle
-                };
-                return Action::Wait(state, None);
-            }
-            if self.current.is_none() {
-                if let Some((channel, buffer)) = self.recovered_input.pop_front() {
-                    self.current = Some(CurrentInput {
-                        channel,
-                        buffer,
-                        pos: 0,
-                        recovered: true,
-                    });
-                }
-            }
-            if self.current.is_some() {
-                spent += self.process_chunk(PROCESSING_QUANTUM.saturating_sub(spent), ctx);
-                if spent >= PROCESSING_QUANTUM {
-                    return Action::Busy(spent);
-                }
-                continue;
-            }
-            let Some(ch) = ctx.net.ready[self.index as usize].peek() else {
-                break;
-            };
-            match self.channel_next(ch, ctx) {
-                None => {
-                    // Stale: the channel is empty or blocked; it reports again when it has data.
-                    ctx.net.ready[self.index as usize].pop();
-                }
-                Some(is_buffer) => {
-                    if !is_buffer && spent > 0 {
-                        return Action::Busy(spent);
-                    }
-                    ctx.net.ready[self.index as usize].pop();
-                    let action = self.take_and_handle(ch, ctx);
-                    if self.channel_next(ch, ctx).is_some() {
-                        // Round robin: the channel queues up again behind the others.
-                        ctx.net.ready[self.index as usize].push(ch);
-                    }
-                    match action {
-                        Action::Busy(d) => return Action::Busy(spent + d),
-                        Action::Wait(..) | Action::Continue => {
-                            if !is_buffer {
-                                // Let mails and priority events in after an event.
-                                return if spent > 0 {
-                                    Action::Busy(spent)
-                                } else {
-                                    Action::Continue
-                                };
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        if spent > 0 {
-            return Action::Busy(spent);
-        }
-        if self.deferred_trigger.is_some() && self.inputs_ended() {
-            if let Some(barrier) = self.deferred_trigger.take() {
-                let start_delay = ctx.now.saturating_sub(barrier.timestamp);
-                return match self.perform_checkpoint(barrier, start_delay, 0, 0, ctx) {
-                    0 => Action::Continue,
-                    d => Action::Busy(d),
-                };
-            }
-        }
-        Action::Wait(TimeState::Idle, None)
-    }
-
-    fn take_item(&mut self, ch: u32, ctx: &mut TaskCtx) -> Option<NetItem> {
-        ctx.net.take(self.inputs[ch as usize])
-    }
-
-    fn take_and_handle(&mut self, ch: u32, ctx: &mut TaskCtx) -> Action {
-        let Some(item) = self.take_item(ch, ctx) else {
-            return Action::Continue;
-        };
-        let input = match item {
-            NetItem::Buffer(buffer) => {
-                let bytes = u64::from(buffer.bytes);
-                self.current = Some(CurrentInput {
-                    channel: ch,
-                    buffer,
-                    pos: 0,
-                    recovered: false,
-                });
-                HandlerInput::Buffer { channel: ch, bytes }
-            }
-            NetItem::Event(NetEvent::Barrier(barrier)) => {
-                ctx.trace.record(
-                    ctx.now,
-                    Some(self.id),
-                    TraceKind::BarrierReceived {
-                        id: barrier.id,
-                        channel: ch,
-                    },
-                );
-                HandlerInput::Barrier {
-                    channel: ch,
-                    barrier,
-                }
-            }
-            NetItem::Event(NetEvent::CancelCheckpointMarker(id)) => {
-                HandlerInput::CancelMarker { channel: ch, id }
-            }
-            NetItem::Event(NetEvent::EndOfData) => {
-                // Handled by the input processor, not the barrier handler.
-                self.data_ended[ch as usize] = true;
-                if !self.end_of_data && self.data_ended.iter().all(|e| *e) {
-                    self.end_data(ctx);
-                }
-                return Action::Continue;
-            }
-            NetItem::Event(NetEvent::EndOfPartition) => {
-                ctx.trace.record(
-                    ctx.now,
-                    Some(self.id),
-                    TraceKind::EndOfPartition { channel: ch },
-                );
-                self.finished_inputs[ch as usize] = true;
-                HandlerInput::EndOfPartition { channel: ch }
-            }
-        };
-        let mut effects = std::mem::take(&mut self.handler_effects);
-        if let Some(h) = self.handler.as_mut() {
-            match input {
-                // The task ignores `Process`, so the handler need not build it.
-                HandlerInput::Buffer { channel, bytes } => {
-                    h.handle_buffer_into(ctx.now, channel, bytes, &mut effects)
-                }
-                input => h.handle_into(ctx.now, input, &mut effects),
-            }
-        }
-        let mut busy = 0;
-        for effect in effects.drain(..) {
-            busy += self.apply_handler_effect(effect, ctx);
-        }
-        self.handler_effects = effects;
-        if busy > 0 {
-            Action::Busy(busy)
-        } else {
-            Action::Continue
-        }
-    }
-
-    /// Applies one barrier-handler effect; returns the busy time it costs (a snapshot's sync phase).
-    pub(super) fn apply_handler_effect(
-        &mut self,
-        effect: HandlerEffect,
-        ctx: &mut TaskCtx,
-    ) -> Micros {
-        let now = ctx.now;
-        match effect {
-            HandlerEffect::Process { .. } => 0,
-            HandlerEffect::BlockChannel { channel } => {
-                ctx.trace
-                    .record(now, Some(self.id), TraceKind::ChannelBlocked { channel });
-                0
-            }
-            HandlerEffect::ResumeConsumption { channel } => {
-                ctx.trace
-                    .record(now, Some(self.id), TraceKind::ChannelResumed { channel });
-                let g = self.inputs[channel as usize];
-                if ctx.net.resume_consumption(g) == Resumed::Remote {
-                    ctx.effects.push(TaskEffect::Resume { channel: g });
-                }
-                0
-            }
-            HandlerEffect::TriggerCheckpoint {
-                barrier,
-                start_delay,
-                alignment_duration,
-                bytes_processed_during_alignment,
-            } => self.perform_checkpoint(
-                barrier,
-                start_delay,
-                alignment_duration,
-                bytes_processed_during_alignment,
-                ctx,
-            ),
-            HandlerEffect::AbortCheckpoint { id, reason } => {
-                self.abort_on_barrier(id, reason.flink_name(), ctx);
-                0
-            }
-            HandlerEffect::StartPersisting { .. } | HandlerEffect::StopPersisting { .. } => 0,
-            HandlerEffect::PersistInFlight { channel, id, bytes } => {
-                // The buffer just taken from `channel` is input channel state of `id`.
-                if let (Some(cur), Some(p)) = (
-                    self.current.as_ref(),
-                    self.checkpointing.pending.get_mut(&id),
-                ) {
-                    p.snapshot
-                        .input_channel_records
-                        .push((channel, cur.buffer.records.clone()));
-                }
-                ctx.trace.record(
-                    now,
-                    Some(self.id),
-                    TraceKind::InFlightPersisted { id, channel, bytes },
-                );
-                0
-            }
-            HandlerEffect::RegisterAlignmentTimer { id, fire_at } => {
-                ctx.effects.push(TaskEffect::AlignmentTimer {
-                    task: self.index,
-                    id,
-                    at: fire_at.max(now),
-                });
-                0
-            }
-            HandlerEffect::SwitchedToUnaligned { id } => {
-                ctx.trace
-                    .record(now, Some(self.id), TraceKind::AlignmentTimedOut { id });
-                0
-            }
-            HandlerEffect::InputChannelStateComplete {
-                id,
-                alignment_duration,
-                bytes_processed_during_alignment,
-                persisted_bytes,
-            } => {
-                self.input_state_complete(
-                    id,
-                    alignment_duration,
-                    bytes_processed_during_alignment,
-                    persisted_bytes,
-                    ctx,
-                );
-                0
-            }
-            HandlerEffect::Error { message } => {
-                ctx.trace
-                    .record(now, Some(self.id), TraceKind::Warning { message });
-                0
-            }
-        }
-    }
-
-    /// Processes the current buffer's records for up to `budget` of work (at least one record);
-    /// returns the work done.
-    fn process_chunk(&mut self, budget: Micros, ctx: &mut TaskCtx) -> Micros {
-        let Some(mut cur) = self.current.take() else {
-            return 0;
-        };
-        let per_record: Micros = self.costs.iter().sum::<Micros>().max(1);
-        let take = ((budget / per_record).max(1)) as usize;
-        let end = (cur.pos + take).min(cur.buffer.records.len());
-        let n = (end - cur.pos) as u32;
-        self.records_in += u64::from(n);
-        let cost = self.run_chain_slice(0, &cur.buffer.records[cur.pos..end], ctx);
-        cur.pos = end;
-        let channel = cur.channel;
-        if n > 0 {
-            ctx.trace.record(
-                ctx.now,
-                Some(self.id),
-                TraceKind::RecordBatch {
-                    channel,
-                    records: n,
-                },
-            );
-        }
-        if cur.pos >= cur.buffer.records.len() && cur.recovered {
-            // Replayed channel state: nothing to return to a pool or as credit.
-        } else if cur.pos >= cur.buffer.records.len() {
-            self.recycle(channel, cur.buffer, ctx);
-        } else {
-            self.current = Some(cur);
-        }
-        cost
-    }
-
-    /// The buffer read from `channel` is done: its memory goes back (to the producer's pool for a
-    /// local channel; as credit for a remote one).
-    fn recycle(&mut self, channel: u32, buffer: NetBuffer, ctx: &mut TaskCtx) {
-        let g = self.inputs[channel as usize];
-        match ctx.net.recycle(g, buffer) {
-            Recycled::Remote => ctx.effects.push(TaskEffect::Recycled { channel: g }),
-            Recycled::Local {
-                producer_woken: Some(task),
-            } => ctx.effects.push(TaskEffect::Poke { task }),
-            Recycled::Local {
-                producer_woken: None,
-            } => {}
-        }
-    }
-
-    /// Runs `records` through operators `from..` and emits what comes out; returns the work.
-    pub(super) fn run_chain(
-        &mut self,
-        from: usize,
-        records: Vec<Record>,
-        ctx: &mut TaskCtx,
-    ) -> Micros {
-        self.run_chain_slice(from, &records, ctx)
-    }
-
-    fn run_chain_slice(&mut self, from: usize, input: &[Record], ctx: &mut TaskCtx) -> Micros {
-        // A chain whose remaining operators all pass records through (a lone source or map):
-        // the same work and output as the loop below, without its scratch vectors.
-        let rest = from.min(self.operators.len());
-        if !self.has_timers
-            && !self.has_collect_sink
-            && self.operators[rest..].iter().all(Operator::passes_through)
-        {
-            let n = input.len() as Micros;
-            let cost = self.costs[rest..].iter().map(|c| c * n).sum();
-            self.emit(input, ctx);
-            return cost;
-        }
-        let mut cost: Micros = 0;
-        let mut a = std::mem::take(&mut self.scratch);
-        let mut b = std::mem::take(&mut self.scratch_b);
-        a.clear();
-        if from < self.operators.len() {
-            let (now, id) = (ctx.now, self.id);
-            let trace = &mut *ctx.trace;
-            let mut warn = |message| trace.record(now, Some(id), TraceKind::Warning { message });
-            // Whether the records so far are in `a` (else still `input`): operators that pass
-            // records through unchanged are skipped rather than copied through.
-            let mut in_a = false;
-            for op in from..self.operators.len() {
-                let current: &[Record] = if in_a { &a } else { input };
-                if current.is_empty() {
-                    break;
-                }
-                cost += self.costs[op] * current.len() as Micros;
-                if self.operators[op].passes_through() {
-                    continue;
-                }
-                b.clear();
-                self.operators[op].process_batch(current, now, &mut b, &mut warn);
-                std::mem::swap(&mut a, &mut b);
-                in_a = true;
-            }
-            if self.has_timers {
-                if let Some(at) = self.next_timer() {
-                    ctx.effects.push(TaskEffect::TimerAt {
-                        task: self.index,
-                        at,
-                    });
-                }
-            }
-            self.emit(if in_a { &a } else { input }, ctx);
-            if self.has_collect_sink {
-                self.flush_sink_writes(ctx);
-            }
-        } else {
-            self.emit(input, ctx);
-        }
-        a.clear();
-        self.scratch = a;
-        self.scratch_b = b;
-        cost
-    }
-
-    /// A non-transactional sink's records reach the external system right away.
-    fn flush_sink_writes(&mut self, ctx: &mut TaskCtx) {
-        for (pos, op) in self.operators.iter_mut().enumerate() {
-            if let Operator::CollectSink { unflushed } = op {
-                if !unflushed.is_empty() {
-                    ctx.effects.push(TaskEffect::Write {
-                        task: self.index,
-                        operator: pos,
-                        records: std::mem::take(unflushed),
-                    });
-                }
-            }
-        }
-    }
-
-    /// Emits the chain's output records to every output edge.
-    pub(super) fn emit(&mut self, records: &[Record], ctx: &mut TaskCtx) {
-        if records.is_empty() || self.outputs.is_empty() {
-            return;
-        }
-        self.records_out += records.len() as u64;
-        let mut touched = std::mem::take(&mut self.touched);
-        for route in &mut self.outputs {
-            touched.clear();
-            route.emit(ctx.net, records, &mut touched);
-            for &sub in &touched {
-                super::notify_consumer(route.partition, sub, ctx);
-            }
-        }
-        self.touched = touched;
-    }
-
-    pub fn next_timer(&self) -> Option<Micros> {
-        self.operators.iter().filter_map(|o| o.next_timer()).min()
-    }
-
     /// End of input (`StreamTask.endData`): windows drain, `EndOfData` goes downstream, and the
     /// task waits for a final checkpoint to complete before it finishes, so a two-phase-commit
     /// sink can commit its last transaction. Without checkpoints it finishes at once.
-    fn end_data(&mut self, ctx: &mut TaskCtx) {
+    pub(super) fn end_data(&mut self, ctx: &mut TaskCtx) {
         let mut out = Vec::new();
         for op in 0..self.operators.len() {
             out.clear();
@@ -775,7 +269,7 @@ impl StreamTask {
             }
         }
         self.broadcast_to_outputs(NetEvent::EndOfData, ctx);
-        self.end_of_data = true;
+        self.end_of_data_sent = true;
         ctx.trace
             .record(ctx.now, Some(self.id), TraceKind::EndOfData);
         if !ctx.params.wait_for_final_checkpoint {
@@ -815,39 +309,5 @@ impl StreamTask {
                 super::notify_consumer(pid, sub as u32, ctx);
             }
         }
-    }
-
-    /// Processing-time timers due now: emit window results down the chain.
-    pub(super) fn fire_timers(&mut self, ctx: &mut TaskCtx) -> Micros {
-        let mut cost = 0;
-        let mut fired_total = 0;
-        for op in 0..self.operators.len() {
-            let mut out = Vec::new();
-            match self.operators[op].fire_timers(ctx.now, &mut out) {
-                Ok(n) if n > 0 => {
-                    fired_total += n;
-                    cost += self.run_chain(op + 1, out, ctx);
-                }
-                Ok(_) => {}
-                Err(message) => {
-                    ctx.trace
-                        .record(ctx.now, Some(self.id), TraceKind::Warning { message })
-                }
-            }
-        }
-        if fired_total > 0 {
-            ctx.trace.record(
-                ctx.now,
-                Some(self.id),
-                TraceKind::TimersFired { count: fired_total },
-            );
-        }
-        if let Some(at) = self.next_timer() {
-            ctx.effects.push(TaskEffect::TimerAt {
-                task: self.index,
-                at,
-            });
-        }
-        cost
     }
 }
