@@ -66,6 +66,9 @@ fn cancel_marker_aborts_once_and_swallows_the_rest() {
             AbortReason::CheckpointDeclinedOnCancellationBarrier
         )]
     );
+    // As Flink's processCancellationBarrier: the aborted count stays until every channel has
+    // reported, so its last barrier is swallowed rather than taken for a new checkpoint.
+    assert_eq!(t.pending_checkpoint_ids(), vec![4]);
     assert_eq!(t.handle(3, bar(2, b)), vec![]);
     assert!(t.pending_checkpoint_ids().is_empty());
 }
@@ -135,4 +138,48 @@ fn end_of_partition_completing_a_newer_checkpoint_drops_older_ones_silently() {
         vec![trigger(b2, 2, 2, 0)]
     );
     assert!(t.pending_checkpoint_ids().is_empty());
+}
+
+#[test]
+fn the_newest_id_and_the_pending_counts_are_visible() {
+    // What the inspector shows: the newest id seen and each partially-seen checkpoint's count.
+    let mut t = CheckpointBarrierTracker::new(3);
+    assert_eq!(t.current_checkpoint_id(), None);
+    t.handle(1, bar(0, at_least_once(3, 0)));
+    t.handle(2, bar(2, at_least_once(4, 0)));
+    t.handle(3, bar(1, at_least_once(4, 0)));
+    assert_eq!(t.current_checkpoint_id(), Some(4));
+    let counts: Vec<(u64, usize, u32)> = t
+        .pending_checkpoints()
+        .iter()
+        .map(|c| (c.id, c.aligned_channels.len(), c.target_channel_count))
+        .collect();
+    assert_eq!(counts, [(3, 1, 3), (4, 2, 3)]);
+    assert!(
+        t.persister().persisting_channels().is_empty() && t.persister().checkpoint_ids().is_empty()
+    );
+}
+
+#[test]
+fn a_repeated_barrier_of_a_completed_checkpoint_starts_nothing() {
+    // `barrierId > latestPendingCheckpointID`, strictly: the completed id is not new again.
+    let mut t = CheckpointBarrierTracker::new(2);
+    let b = at_least_once(5, 0);
+    t.handle(1, bar(0, b));
+    assert_eq!(t.handle(2, bar(1, b)), vec![trigger(b, 1, 1, 0)]);
+    assert_eq!(t.handle(3, bar(0, b)), vec![]);
+    assert!(t.pending_checkpoint_ids().is_empty());
+    assert_eq!(t.handle(4, bar(1, b)), vec![], "no second trigger");
+}
+
+#[test]
+fn at_most_fifty_partially_seen_checkpoints_are_remembered() {
+    // MAX_CHECKPOINTS_TO_TRACK: the 51st drops the oldest.
+    let mut t = CheckpointBarrierTracker::new(2);
+    for id in 1..=51 {
+        t.handle(id, bar(0, at_least_once(id, 0)));
+    }
+    let ids = t.pending_checkpoint_ids();
+    assert_eq!(ids.len(), 50);
+    assert_eq!((ids[0], ids[49]), (2, 51));
 }
