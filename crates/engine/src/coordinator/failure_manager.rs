@@ -250,3 +250,92 @@ impl CheckpointFailureManager {
         self.counted_ids.clear();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::CheckpointFailureReason::*;
+    use super::*;
+
+    #[test]
+    fn pre_flight_reasons_are_the_first_six_and_names_are_flinks() {
+        // Flink's `isPreFlight`: the six constants declared first.
+        let pre_flight = [
+            PERIODIC_SCHEDULER_SHUTDOWN,
+            TOO_MANY_CHECKPOINT_REQUESTS,
+            MINIMUM_TIME_BETWEEN_CHECKPOINTS,
+            NOT_ALL_REQUIRED_TASKS_RUNNING,
+            IO_EXCEPTION,
+            BLOCKING_OUTPUT_EXIST,
+        ];
+        for r in pre_flight {
+            assert!(r.is_pre_flight(), "{r:?}");
+        }
+        for r in [CHECKPOINT_EXPIRED, CHECKPOINT_DECLINED, TASK_FAILURE] {
+            assert!(!r.is_pre_flight(), "{r:?}");
+        }
+        assert_eq!(CHECKPOINT_EXPIRED.name(), "CHECKPOINT_EXPIRED");
+    }
+
+    #[test]
+    fn the_manager_reports_its_threshold_and_last_success() {
+        let mut m = CheckpointFailureManager::new(3);
+        assert_eq!(m.tolerable_failed_checkpoints(), 3);
+        assert_eq!(m.last_succeeded_checkpoint_id(), None);
+        m.handle_checkpoint_success(7);
+        m.handle_checkpoint_success(9);
+        assert_eq!(m.last_succeeded_checkpoint_id(), Some(9));
+        // Only a strictly newer success resets the count (`checkpointId > lastSucceeded...`).
+        let cp = CheckpointProperties::periodic_checkpoint();
+        assert_eq!(
+            m.handle_checkpoint_exception(&cp, CHECKPOINT_EXPIRED, Some(10), false),
+            None
+        );
+        m.handle_checkpoint_success(5);
+        m.handle_checkpoint_success(9);
+        assert_eq!(
+            m.last_succeeded_checkpoint_id(),
+            Some(9),
+            "an older success changes nothing"
+        );
+        assert_eq!(m.continuous_failure_counter(), 1);
+    }
+
+    #[test]
+    fn only_stop_with_savepoint_fails_the_job_at_once_from_a_task() {
+        // A reason that does not count: only the synchronous savepoint fails the job.
+        let mut m = CheckpointFailureManager::new(0);
+        let sp = CheckpointProperties::savepoint();
+        let reason = CHECKPOINT_DECLINED_TASK_NOT_READY;
+        assert_eq!(
+            m.handle_checkpoint_exception(&sp, reason, Some(1), true),
+            None
+        );
+        let sync = CheckpointProperties::sync_savepoint();
+        assert_eq!(
+            m.handle_checkpoint_exception(&sync, reason, Some(2), true),
+            Some(reason.message().to_string())
+        );
+        // A pre-flight reason is handled at job level even when a task reports it: a savepoint's
+        // is not counted at all.
+        assert_eq!(
+            m.handle_checkpoint_exception(&sync, IO_EXCEPTION, Some(3), true),
+            None
+        );
+    }
+
+    #[test]
+    fn a_failure_of_the_last_successful_id_or_older_is_not_counted() {
+        // `checkpointId > lastSucceededCheckpointId`, strictly.
+        let mut m = CheckpointFailureManager::new(0);
+        let cp = CheckpointProperties::periodic_checkpoint();
+        m.handle_checkpoint_success(5);
+        assert_eq!(
+            m.handle_checkpoint_exception(&cp, CHECKPOINT_EXPIRED, Some(5), false),
+            None
+        );
+        assert_eq!(m.continuous_failure_counter(), 0);
+        assert!(m
+            .handle_checkpoint_exception(&cp, CHECKPOINT_EXPIRED, Some(6), false)
+            .is_some_and(|msg| msg.starts_with(EXCEEDED_CHECKPOINT_TOLERABLE_FAILURE_MESSAGE)));
+    }
+}
