@@ -100,11 +100,9 @@ impl Network {
                 producer_woken: None,
             };
         }
-        let p = &mut self.partitions[c.partition as usize];
-        let was = p.is_available();
-        p.recycle(c.subpartition as usize);
         Recycled::Local {
-            producer_woken: (!was && p.is_available()).then_some(p.producer),
+            producer_woken: self.partitions[c.partition as usize]
+                .recycle_waking(c.subpartition as usize),
         }
     }
 

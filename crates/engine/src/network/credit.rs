@@ -76,10 +76,8 @@ impl Network {
             }
             if is_buffer && !slice {
                 // Netty wrote the buffer: it goes back to the producer's pool.
-                let was = p.is_available();
-                p.recycle(sub);
-                if !was && p.is_available() {
-                    out.push(NetEffect::WakeProducer { task: p.producer });
+                if let Some(task) = p.recycle_waking(sub) {
+                    out.push(NetEffect::WakeProducer { task });
                 }
             }
             let c = &mut self.channels[channel as usize];

@@ -260,6 +260,14 @@ impl ResultPartition {
     }
 
     /// A buffer of `sub` goes back to the pool (consumed locally, or written to the network).
+    /// [`Self::recycle`], and the producer task to wake when that made the exhausted pool
+    /// available again.
+    pub fn recycle_waking(&mut self, sub: usize) -> Option<u32> {
+        let was = self.is_available();
+        self.recycle(sub);
+        (!was && self.is_available()).then_some(self.producer)
+    }
+
     pub fn recycle(&mut self, sub: usize) {
         let s = &mut self.subpartitions[sub];
         if s.in_use == 0 {

@@ -7,19 +7,10 @@ use serde::{Deserialize, Serialize};
 
 use super::Simulation;
 use crate::scenario::Scenario;
-use crate::types::Micros;
 
 /// Events between two logged hashes: a preset's 10 s run records about 3,000 trace events, so
 /// about 50 marks, and a window short enough to read.
 pub const MARK_EVERY: u64 = 64;
-
-/// A run's logged hashes, `(seq, hash)` after every [`MARK_EVERY`]-th trace event.
-pub fn hash_marks(scenario: Scenario, until: Micros) -> Result<Vec<(u64, u64)>, String> {
-    let mut sim = Simulation::new(scenario)?;
-    sim.trace.log_hashes_every(MARK_EVERY);
-    sim.run_until(until);
-    Ok(sim.trace.hash_marks().to_vec())
-}
 
 /// The first stretch where `got` parts from `want`: `(last seq both agree on, first seq where
 /// they differ)`, or `None` when every mark both have agrees. A run that simply went on longer
@@ -149,7 +140,15 @@ pub fn explain(scenario: &Scenario, want: &[String], got: &[(u64, u64)], cli_arg
 mod tests {
     use super::*;
     use crate::scenario::preset;
-    use crate::types::MICROS_PER_SEC;
+    use crate::types::{Micros, MICROS_PER_SEC};
+
+    /// A run's logged hashes, `(seq, hash)` after every [`MARK_EVERY`]-th trace event.
+    fn hash_marks(scenario: Scenario, until: Micros) -> Result<Vec<(u64, u64)>, String> {
+        let mut sim = Simulation::new(scenario)?;
+        sim.trace.log_hashes_every(MARK_EVERY);
+        sim.run_until(until);
+        Ok(sim.trace.hash_marks().to_vec())
+    }
 
     #[test]
     fn a_changed_seed_parts_at_a_mark_and_the_window_shows_where() {
