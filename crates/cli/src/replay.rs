@@ -36,8 +36,21 @@ pub fn run(args: ReplayArgs) -> Result<(), String> {
     let mut stdout = std::io::stdout().lock();
     match writeln!(stdout, "{output}") {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(format!("cannot write the report: {e}"))
+            return Err(format!("cannot write the report: {e}"));
         }
-        _ => Ok(()),
+        _ => {}
+    }
+    // A script's `expect` steps are its test: one that does not hold fails the command.
+    match report.failed_expectations().count() {
+        0 => Ok(()),
+        n => Err(format!(
+            "{path}: {n} of {} expectation(s) failed{}",
+            report.expectations.len(),
+            if report.differs.is_some() {
+                " (the script says the machine differs from Flink here)"
+            } else {
+                ""
+            }
+        )),
     }
 }

@@ -344,7 +344,7 @@ fn check(c: &Case) -> Result<(), TestCaseError> {
         prop_assert_eq!(sim.net.routes[g], ChannelRoute::of(channel));
     }
     for (pid, p) in sim.net.partitions.iter().enumerate() {
-        for sub in 0..p.subpartitions.len() {
+        for sub in 0..p.subpartitions().len() {
             let route = sim.net.routes[p.consumer(sub) as usize];
             prop_assert_eq!(
                 (route.partition, route.subpartition),

@@ -164,8 +164,8 @@ pub fn graph_model(sim: &Simulation) -> GraphModel {
         })
         .collect();
     for p in &sim.net.partitions {
-        let producer = &sim.tasks[p.producer as usize];
-        for (sub, s) in p.subpartitions.iter().enumerate() {
+        let producer = &sim.tasks[p.producer() as usize];
+        for (sub, s) in p.subpartitions().iter().enumerate() {
             let Some(channel) = sim.net.channels.get(p.consumer(sub) as usize) else {
                 continue;
             };
@@ -180,9 +180,9 @@ pub fn graph_model(sim: &Simulation) -> GraphModel {
             // Head of the line first: what the consumer reads next. For a remote channel the
             // buffers already received come before those still in the producer's queue.
             let items: Vec<&NetItem> = if remote {
-                channel.received.iter().chain(s.queue.iter()).collect()
+                channel.received().iter().chain(s.queue().iter()).collect()
             } else {
-                s.queue.iter().collect()
+                s.queue().iter().collect()
             };
             let queued = items
                 .iter()
@@ -200,7 +200,7 @@ pub fn graph_model(sim: &Simulation) -> GraphModel {
                     })
                 })
                 .collect();
-            let blocked_here = s.blocked
+            let blocked_here = s.is_blocked()
                 || blocked
                     .get(channel.task as usize)
                     .is_some_and(|b| b.contains(&channel.index));

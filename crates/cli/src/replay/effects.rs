@@ -4,7 +4,9 @@ use barrierlab_engine::barrier::{AlignmentType, CheckpointBarrier, HandlerEffect
 use barrierlab_engine::coordinator::{
     CheckpointKind, CheckpointProperties, CoordinatorEffect, CoordinatorTimer,
 };
-use barrierlab_engine::replay::{task_name, DriverNote, Effect};
+use barrierlab_engine::replay::{
+    task_name, DeciderEffect, DriverNote, Effect, FailureManagerEffect,
+};
 use barrierlab_engine::types::{Micros, SubtaskId};
 
 /// Exact and short: `5s`, `120ms`, `1500us`.
@@ -24,7 +26,32 @@ pub fn effect(e: &Effect) -> String {
     match e {
         Effect::Handler(h) => handler(h),
         Effect::Coordinator(c) => coordinator(c),
+        Effect::Decider(d) => decider(d),
+        Effect::FailureManager(FailureManagerEffect::FailJob { message }) => {
+            format!("FailJob: {message}")
+        }
         Effect::Driver(d) => driver(d),
+    }
+}
+
+fn decider(e: &DeciderEffect) -> String {
+    match e {
+        DeciderEffect::Failed { request, reason } => format!(
+            "Failed request {} ({}): {}",
+            request.seq,
+            request_props(&request.props),
+            reason.name()
+        ),
+        DeciderEffect::RescheduleTrigger { after } => {
+            format!("RescheduleTrigger in {}", time(*after))
+        }
+        DeciderEffect::Execute { request } => {
+            format!(
+                "Execute request {} ({})",
+                request.seq,
+                request_props(&request.props)
+            )
+        }
     }
 }
 
@@ -131,6 +158,17 @@ pub fn timer(t: &CoordinatorTimer) -> String {
 }
 
 /// `checkpoint`, `periodic checkpoint`, `savepoint`, `stop-with-savepoint`.
+/// As [`props`], saying "forced" where it differs from what the kind implies.
+pub fn request_props(p: &CheckpointProperties) -> String {
+    match (p.kind, p.forced) {
+        (CheckpointKind::Checkpoint, true) => format!("forced {}", props(p)),
+        (CheckpointKind::Savepoint | CheckpointKind::SyncSavepoint, false) => {
+            format!("non-forced {}", props(p))
+        }
+        _ => props(p),
+    }
+}
+
 pub fn props(p: &CheckpointProperties) -> String {
     match p.kind {
         CheckpointKind::Checkpoint if p.periodic => "periodic checkpoint".into(),

@@ -4,10 +4,11 @@
 use std::fmt::Write;
 
 use barrierlab_engine::replay::{
-    CoordinatorSnapshot, Emitted, HandlerSnapshot, Machine, MachineState, ReplayReport, Via,
+    CoordinatorSnapshot, DeciderSnapshot, Emitted, FailureManagerSnapshot, HandlerSnapshot,
+    Machine, MachineState, ReplayReport, Via,
 };
 
-use super::effects::{effect, props, time, timer};
+use super::effects::{effect, props, request_props, time, timer};
 
 pub fn render(path: &str, report: &ReplayReport) -> String {
     let mut out = String::new();
@@ -36,9 +37,40 @@ pub fn render(path: &str, report: &ReplayReport) -> String {
             &step.state,
         );
     }
+    expectations(&mut out, report);
     // No trailing newline: the caller prints one.
     out.truncate(out.trim_end().len());
     out
+}
+
+/// The `expect` steps: one line each, and every failure under its step.
+fn expectations(out: &mut String, report: &ReplayReport) {
+    if report.expectations.is_empty() {
+        return;
+    }
+    let failed = report.failed_expectations().count();
+    let _ = writeln!(
+        out,
+        "\nexpectations: {} of {} held{}",
+        report.expectations.len() - failed,
+        report.expectations.len(),
+        report
+            .from
+            .as_ref()
+            .map_or(String::new(), |f| format!(" (from {f})"))
+    );
+    for e in &report.expectations {
+        let after = e.after.map_or("the start".into(), |i| format!("step {i}"));
+        let verdict = if e.passed() { "ok" } else { "FAILED" };
+        let note = e.note.as_ref().map_or(String::new(), |n| format!(": {n}"));
+        let _ = writeln!(out, "  step {:<3} on {after:<9} {verdict}{note}", e.step);
+        for f in &e.failures {
+            let _ = writeln!(out, "      {f}");
+        }
+    }
+    if let Some(d) = &report.differs {
+        let _ = writeln!(out, "  differs from Flink: {d}");
+    }
 }
 
 fn flink_class(m: Machine) -> &'static str {
@@ -48,6 +80,8 @@ fn flink_class(m: Machine) -> &'static str {
         Machine::AlignedWithTimeout => "SingleCheckpointBarrierHandler.alternating",
         Machine::AtLeastOnce => "CheckpointBarrierTracker",
         Machine::Coordinator => "CheckpointCoordinator",
+        Machine::RequestDecider => "CheckpointRequestDecider",
+        Machine::FailureManager => "CheckpointFailureManager",
     }
 }
 
@@ -75,6 +109,8 @@ fn section(
     match state {
         MachineState::Handler(h) => handler_state(out, h),
         MachineState::Coordinator(c) => coordinator_state(out, c),
+        MachineState::Decider(d) => decider_state(out, d),
+        MachineState::FailureManager(f) => failure_state(out, f),
     }
 }
 
@@ -178,6 +214,41 @@ fn coordinator_state(out: &mut String, c: &CoordinatorSnapshot) {
     if let Some(reason) = &c.job_failed {
         let _ = writeln!(out, "{MORE}JOB FAILED: {reason}");
     }
+}
+
+fn decider_state(out: &mut String, d: &DeciderSnapshot) {
+    let queued: Vec<String> = d
+        .queue
+        .iter()
+        .map(|q| format!("{} {}", q.seq, request_props(&q.props)))
+        .collect();
+    let c = &d.context;
+    let _ = writeln!(
+        out,
+        "{STATE}queue [{}] | pending {}/{} | triggering {} | cleaning {} | last completion {}",
+        queued.join(", "),
+        c.pending,
+        d.max_concurrent,
+        if c.is_triggering { "yes" } else { "no" },
+        c.cleaning,
+        c.last_completion.map_or("-".into(), time)
+    );
+}
+
+fn failure_state(out: &mut String, f: &FailureManagerSnapshot) {
+    let tolerable = if f.tolerable_failed_checkpoints == u32::MAX {
+        "unlimited".to_string()
+    } else {
+        f.tolerable_failed_checkpoints.to_string()
+    };
+    let _ = writeln!(
+        out,
+        "{STATE}failures {} (tolerable {tolerable}) | counted {} | last succeeded {}",
+        f.continuous_failure_counter,
+        ids(&f.counted_checkpoint_ids),
+        f.last_succeeded_checkpoint_id
+            .map_or("-".into(), |id| format!("#{id}"))
+    );
 }
 
 fn ids(ids: &[u64]) -> String {

@@ -15,7 +15,7 @@ use crate::coordinator::pending_checkpoint::{
 };
 use crate::coordinator::properties::CheckpointProperties;
 use crate::coordinator::request_decider::{
-    CheckpointRequestDecider, CheckpointTriggerRequest, DeciderOutcome,
+    CheckpointRequestDecider, CheckpointTriggerRequest, DeciderContext, DeciderOutcome,
 };
 use crate::stats::tracker::{CheckpointStatsTracker, RestoredCheckpointStats};
 use crate::stats::DEFAULT_HISTORY_SIZE;
@@ -326,7 +326,7 @@ impl CheckpointCoordinator {
         if !self.periodic_scheduling || now < due {
             return; // stale timer from before a reschedule
         }
-        let interval = self.config.interval.unwrap_or(0).max(1);
+        let interval = self.config.base_interval().max(1);
         let next = due.saturating_add(interval).max(now);
         self.next_periodic_at = Some(next);
         fx.push(E::ScheduleTimer {
@@ -348,9 +348,7 @@ impl CheckpointCoordinator {
         fx: &mut Vec<CoordinatorEffect>,
     ) {
         let seq = self.decider.next_seq();
-        let outcome = self
-            .decider
-            .submit(props, now, self.pending.len(), self.last_completion);
+        let outcome = self.decider.submit(props, now, self.decider_context());
         if self.decider.is_queued(seq) {
             fx.push(E::RequestQueued { props });
         }
@@ -359,9 +357,7 @@ impl CheckpointCoordinator {
 
     /// `executeQueuedRequest` (what `scheduleTriggerRequest` eventually runs).
     fn execute_queued_request(&mut self, now: Micros, fx: &mut Vec<CoordinatorEffect>) {
-        let outcome = self
-            .decider
-            .choose_queued(now, self.pending.len(), self.last_completion);
+        let outcome = self.decider.choose_queued(now, self.decider_context());
         self.run_decider(now, outcome, fx);
     }
 
@@ -388,9 +384,7 @@ impl CheckpointCoordinator {
                 break;
             };
             self.start_triggering_checkpoint(now, request, fx);
-            outcome = self
-                .decider
-                .choose_queued(now, self.pending.len(), self.last_completion);
+            outcome = self.decider.choose_queued(now, self.decider_context());
         }
     }
 
@@ -751,6 +745,16 @@ impl CheckpointCoordinator {
 
     pub fn pending_checkpoint(&self, id: CheckpointId) -> Option<&PendingCheckpoint> {
         self.pending.get(&id)
+    }
+
+    /// What the decider sees: triggering and cleanup finish within one step here.
+    fn decider_context(&self) -> DeciderContext {
+        DeciderContext {
+            pending: self.pending.len(),
+            is_triggering: false,
+            cleaning: 0,
+            last_completion: self.last_completion,
+        }
     }
 
     /// The decider's queue, head first.

@@ -58,12 +58,20 @@ impl CheckpointCoordinatorConfiguration {
         matches!(self.interval, Some(i) if i > 0)
     }
 
-    /// `getInitialTriggeringDelay`: uniform in `[min_pause, interval]` (both inclusive, like
-    /// `nextLong(minPause, interval + 1)`). The random word is mapped with a 128-bit
+    /// `baseInterval`: the period the scheduler uses. The coordinator raises the interval to
+    /// the min pause, as "it does not make sense to schedule checkpoints more often than the
+    /// desired time between checkpoints" (`CheckpointCoordinator`'s constructor); REST still
+    /// reports the configured interval.
+    pub fn base_interval(&self) -> Micros {
+        self.interval.unwrap_or(0).max(self.min_pause)
+    }
+
+    /// `getRandomInitDelay`: uniform in `[min_pause, baseInterval]` (both inclusive, like
+    /// `nextLong(minPause, baseInterval + 1)`). The random word is mapped with a 128-bit
     /// multiply-shift so no float math and no modulo bias beyond 2^-64.
     pub fn initial_triggering_delay(&self, random: u64) -> Micros {
-        let interval = self.interval.unwrap_or(0);
-        let low = self.min_pause.min(interval);
+        let interval = self.base_interval();
+        let low = self.min_pause;
         let span = (interval - low) as u128 + 1;
         low + ((random as u128 * span) >> 64) as u64
     }

@@ -152,6 +152,11 @@ impl CheckpointFailureManager {
         self.tolerable
     }
 
+    /// `countedCheckpointIds`: failed checkpoints already counted since the last reset.
+    pub fn counted_checkpoint_ids(&self) -> impl Iterator<Item = CheckpointId> + '_ {
+        self.counted_ids.iter().copied()
+    }
+
     pub fn last_succeeded_checkpoint_id(&self) -> Option<CheckpointId> {
         self.last_succeeded
     }

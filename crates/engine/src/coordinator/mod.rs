@@ -25,4 +25,6 @@ pub use failure_manager::{CheckpointFailureManager, CheckpointFailureReason};
 pub use messages::{CoordinatorEffect, CoordinatorInput, CoordinatorTimer};
 pub use pending_checkpoint::{PendingCheckpoint, SubtaskCheckpointMetrics, TaskAcknowledgeResult};
 pub use properties::{CheckpointKind, CheckpointProperties};
-pub use request_decider::{CheckpointRequestDecider, CheckpointTriggerRequest, DeciderOutcome};
+pub use request_decider::{
+    CheckpointRequestDecider, CheckpointTriggerRequest, DeciderContext, DeciderOutcome,
+};

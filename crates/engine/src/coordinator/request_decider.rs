@@ -47,8 +47,22 @@ pub struct DeciderOutcome {
     pub reschedule_periodic_after: Option<Micros>,
 }
 
-/// The decider. `isTriggering` and the number of checkpoints being cleaned up are always 0/false
-/// here because triggering and cleanup finish within one coordinator step.
+/// What the decider is told about the coordinator at each decision (Flink passes
+/// `isTriggering` and `lastCompletionMs` as arguments and reads the other two from suppliers).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct DeciderContext {
+    /// Pending checkpoints (`pendingCheckpointsSizeSupplier`).
+    pub pending: usize,
+    /// A trigger is still being initialized (`isTriggering`): nothing else may start.
+    pub is_triggering: bool,
+    /// Checkpoints whose discarding has not finished (`numberOfCleaningCheckpointsSupplier`).
+    pub cleaning: usize,
+    /// When the last checkpoint completed, for the min pause.
+    pub last_completion: Option<Micros>,
+}
+
+/// The decider. The coordinator triggers and cleans up within one step, so it always passes
+/// `is_triggering: false` and `cleaning: 0`; the replay machine `request-decider` sets them.
 #[derive(Debug, Clone)]
 pub struct CheckpointRequestDecider {
     queue: Vec<CheckpointTriggerRequest>,
@@ -93,8 +107,7 @@ impl CheckpointRequestDecider {
         &mut self,
         props: CheckpointProperties,
         now: Micros,
-        pending: usize,
-        last_completion: Option<Micros>,
+        ctx: DeciderContext,
     ) -> DeciderOutcome {
         let request = CheckpointTriggerRequest {
             props,
@@ -126,24 +139,22 @@ impl CheckpointRequestDecider {
                 ));
             }
         }
-        let mut outcome = self.choose_queued(now, pending, last_completion);
+        let mut outcome = self.choose_queued(now, ctx);
         failed.append(&mut outcome.failed);
         outcome.failed = failed;
         outcome
     }
 
     /// `chooseQueuedRequestToExecute`: re-examine the queue (after a completion or an abort).
-    pub fn choose_queued(
-        &mut self,
-        now: Micros,
-        pending: usize,
-        last_completion: Option<Micros>,
-    ) -> DeciderOutcome {
+    pub fn choose_queued(&mut self, now: Micros, ctx: DeciderContext) -> DeciderOutcome {
         let mut outcome = DeciderOutcome::default();
         let Some(head) = self.queue.first() else {
             return outcome;
         };
-        if pending >= self.max_concurrent as usize {
+        if ctx.is_triggering || ctx.cleaning > self.max_concurrent as usize {
+            return outcome;
+        }
+        if ctx.pending >= self.max_concurrent as usize {
             // Only a forced head may exceed max-concurrent; everything else waits, not dropped.
             if head.props.forced {
                 outcome.execute = Some(self.queue.remove(0));
@@ -151,7 +162,7 @@ impl CheckpointRequestDecider {
             return outcome;
         }
         if !head.props.forced && head.props.periodic {
-            let delay = self.next_trigger_delay(now, last_completion);
+            let delay = self.next_trigger_delay(now, ctx.last_completion);
             if delay > 0 {
                 let head = self.queue.remove(0);
                 outcome.failed.push((

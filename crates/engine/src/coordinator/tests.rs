@@ -9,6 +9,14 @@ fn st(vertex: u32, subtask: u32) -> SubtaskId {
     SubtaskId { vertex, subtask }
 }
 
+/// The decider's view with `n` pending checkpoints and nothing else going on.
+fn pending(n: usize) -> DeciderContext {
+    DeciderContext {
+        pending: n,
+        ..DeciderContext::default()
+    }
+}
+
 fn config(interval_s: u64) -> CheckpointCoordinatorConfiguration {
     CheckpointCoordinatorConfiguration {
         interval: Some(interval_s * S),
@@ -121,6 +129,25 @@ fn defaults_match_flink_2_3() {
     );
 }
 
+/// `CheckpointCoordinator`'s constructor: an interval below the min pause is raised to it, for
+/// the first delay and for the period.
+#[test]
+fn an_interval_below_the_min_pause_is_raised_to_it() {
+    let cfg = CheckpointCoordinatorConfiguration {
+        min_pause: 5 * S,
+        ..config(2)
+    };
+    assert_eq!(cfg.base_interval(), 5 * S);
+    assert_eq!(cfg.initial_triggering_delay(0), 5 * S);
+    assert_eq!(cfg.initial_triggering_delay(u64::MAX), 5 * S);
+    let mut c = coordinator(cfg);
+    let fx = c.handle(0, CoordinatorInput::StartScheduler { random: 7 });
+    assert_eq!(periodic_at(&fx), Some(5 * S));
+    let fx = c.handle(5 * S, CoordinatorInput::PeriodicTimerFired);
+    assert_eq!(triggered(&fx), [1]);
+    assert_eq!(periodic_at(&fx), Some(10 * S));
+}
+
 #[test]
 fn first_delay_is_within_min_pause_and_interval() {
     let cfg = CheckpointCoordinatorConfiguration {
@@ -217,20 +244,20 @@ fn max_concurrent_queues_periodic_requests_instead_of_dropping() {
 #[test]
 fn min_pause_rejects_periodic_head_and_reschedules() {
     let cfg = CheckpointCoordinatorConfiguration {
-        min_pause: 5 * S,
-        ..config(1)
+        min_pause: 3 * S,
+        ..config(5)
     };
     let mut c = coordinator(cfg);
     c.handle(0, CoordinatorInput::StartScheduler { random: u64::MAX });
     c.handle(5 * S, CoordinatorInput::PeriodicTimerFired);
-    ack_all(&mut c, 6 * S, 1);
-    let fx = c.handle(7 * S, CoordinatorInput::PeriodicTimerFired);
+    ack_all(&mut c, 8 * S, 1);
+    let fx = c.handle(10 * S, CoordinatorInput::PeriodicTimerFired);
     assert!(triggered(&fx).is_empty());
     assert!(fx.contains(&CoordinatorEffect::RequestRejected {
         props: CheckpointProperties::periodic_checkpoint(),
         reason: CheckpointFailureReason::MINIMUM_TIME_BETWEEN_CHECKPOINTS,
     }));
-    // Rescheduled to the end of the pause: 6 s + 5 s.
+    // Rescheduled to the end of the pause: 8 s + 3 s.
     assert_eq!(periodic_at(&fx), Some(11 * S));
     assert_eq!(c.failure_counter(), 0);
     let fx = c.handle(11 * S, CoordinatorInput::PeriodicTimerFired);
@@ -252,9 +279,9 @@ fn user_checkpoint_ignores_min_pause() {
 #[test]
 fn savepoint_jumps_the_queue() {
     let mut d = CheckpointRequestDecider::new(1, 0);
-    d.submit(CheckpointProperties::periodic_checkpoint(), 1, 1, None);
-    d.submit(CheckpointProperties::user_checkpoint(), 2, 1, None);
-    let out = d.submit(CheckpointProperties::savepoint(), 3, 1, None);
+    d.submit(CheckpointProperties::periodic_checkpoint(), 1, pending(1));
+    d.submit(CheckpointProperties::user_checkpoint(), 2, pending(1));
+    let out = d.submit(CheckpointProperties::savepoint(), 3, pending(1));
     // Savepoints are forced, so one may even exceed max-concurrent.
     assert_eq!(
         out.execute.unwrap().props,
@@ -267,9 +294,9 @@ fn savepoint_jumps_the_queue() {
 #[test]
 fn queue_overflow_fails_lowest_priority() {
     let mut d = CheckpointRequestDecider::with_max_queued(1, 0, 2);
-    d.submit(CheckpointProperties::periodic_checkpoint(), 1, 1, None);
-    d.submit(CheckpointProperties::periodic_checkpoint(), 2, 1, None);
-    let out = d.submit(CheckpointProperties::user_checkpoint(), 3, 1, None);
+    d.submit(CheckpointProperties::periodic_checkpoint(), 1, pending(1));
+    d.submit(CheckpointProperties::periodic_checkpoint(), 2, pending(1));
+    let out = d.submit(CheckpointProperties::user_checkpoint(), 3, pending(1));
     assert_eq!(out.failed.len(), 1);
     assert_eq!(out.failed[0].0.timestamp, 2);
     assert_eq!(
@@ -278,8 +305,8 @@ fn queue_overflow_fails_lowest_priority() {
     );
     // Only user requests left: the newcomer is the one dropped.
     let mut d = CheckpointRequestDecider::with_max_queued(1, 0, 1);
-    d.submit(CheckpointProperties::user_checkpoint(), 1, 1, None);
-    let out = d.submit(CheckpointProperties::periodic_checkpoint(), 2, 1, None);
+    d.submit(CheckpointProperties::user_checkpoint(), 1, pending(1));
+    let out = d.submit(CheckpointProperties::periodic_checkpoint(), 2, pending(1));
     assert_eq!(out.failed[0].0.timestamp, 2);
 }
 

@@ -56,24 +56,29 @@ pub struct InputChannel {
     // Remote channels only.
     /// Items on the wire towards this channel, oldest first: each link delivers in order
     /// (`link_free_at` only grows, latency is fixed), so each `NetArrive` takes the front one.
-    pub wire: VecDeque<NetItem>,
+    pub(super) wire: VecDeque<NetItem>,
     /// `receivedBuffers`: arrived, not yet consumed.
-    pub received: VecDeque<NetItem>,
+    pub(super) received: VecDeque<NetItem>,
     /// Floating buffers this channel holds on top of its exclusive ones.
-    pub floating: u32,
+    pub(super) floating: u32,
     /// Data buffers occupying this channel's buffers (queued or being read by the task).
-    pub held: u32,
+    pub(super) held: u32,
     /// Data buffers on the wire towards this channel.
-    pub in_transit: u32,
+    pub(super) in_transit: u32,
     /// The sender's last reported backlog.
-    pub backlog: u32,
+    pub(super) backlog: u32,
     /// When the connection is free to put the next buffer on the wire.
-    pub link_free_at: Micros,
+    pub(super) link_free_at: Micros,
     /// Whether this channel is in its gate's `waiting` queue (so that is not searched each time).
-    pub waiting_for_floating: bool,
+    pub(super) waiting_for_floating: bool,
 }
 
 impl InputChannel {
+    /// `receivedBuffers` of a remote channel: arrived, not yet consumed.
+    pub fn received(&self) -> &VecDeque<NetItem> {
+        &self.received
+    }
+
     pub fn new(
         kind: ChannelKind,
         partition: PartitionId,
@@ -127,8 +132,8 @@ impl InputChannel {
 /// `SingleInputGate`'s floating buffer pool and the channels waiting for one.
 #[derive(Debug, Clone)]
 pub struct InputGate {
-    pub floating_available: u32,
-    pub waiting: VecDeque<super::GlobalChannelId>,
+    pub(super) floating_available: u32,
+    pub(super) waiting: VecDeque<super::GlobalChannelId>,
 }
 
 impl Default for InputGate {

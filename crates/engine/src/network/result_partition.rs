@@ -13,7 +13,7 @@ use super::{BARRIER_EVENT_BYTES, BUFFERS_PER_CHANNEL};
 /// [`OpenBuilder`] list.
 #[derive(Debug, Clone)]
 pub struct Subpartition {
-    pub queue: VecDeque<NetItem>,
+    pub(super) queue: VecDeque<NetItem>,
     /// Whether `queue[i]` is a priority event (an unaligned barrier at the head).
     priority_events: u32,
     /// The records of the buffer being written; whether it is open, and its bytes, are kept
@@ -23,13 +23,13 @@ pub struct Subpartition {
     builder_read: u32,
     /// Buffers of this subpartition taken from the pool and not yet recycled: the builder, the
     /// queued ones and those a local consumer is still reading.
-    pub in_use: u32,
+    pub(super) in_use: u32,
     /// `isBlocked`: an aligned barrier was handed over; no data until `resumeConsumption`.
-    pub blocked: bool,
+    pub(super) blocked: bool,
     /// Remote channels: credit the consumer has announced and the sender not yet used.
-    pub credit: u32,
+    pub(super) credit: u32,
     /// Data buffers queued (`getBuffersInBacklog`).
-    pub backlog: u32,
+    pub(super) backlog: u32,
 }
 
 impl Subpartition {
@@ -48,6 +48,31 @@ impl Subpartition {
 
     pub fn head_is_priority(&self) -> bool {
         self.priority_events > 0
+    }
+
+    /// Buffers and events waiting for the consumer.
+    pub fn queue(&self) -> &VecDeque<NetItem> {
+        &self.queue
+    }
+
+    /// Pool buffers this subpartition holds (builder, queue, a local consumer's).
+    pub fn buffers_in_use(&self) -> u32 {
+        self.in_use
+    }
+
+    /// `isBlocked`: an aligned barrier was handed over.
+    pub fn is_blocked(&self) -> bool {
+        self.blocked
+    }
+
+    /// Credit a remote consumer announced and the sender has not used.
+    pub fn credit(&self) -> u32 {
+        self.credit
+    }
+
+    /// `getBuffersInBacklog`.
+    pub fn backlog(&self) -> u32 {
+        self.backlog
     }
 
     /// Bytes of data queued and not yet consumed (the in-flight data an unaligned barrier overtakes).
@@ -100,7 +125,7 @@ pub struct EmitOutcome {
 
 #[derive(Debug, Clone)]
 pub struct ResultPartition {
-    pub subpartitions: Vec<Subpartition>,
+    pub(super) subpartitions: Vec<Subpartition>,
     /// Per subpartition, its open builder's fill level.
     open: Vec<OpenBuilder>,
     /// Per subpartition, its consumer's channel, side by side for the notifications a flush
@@ -115,19 +140,48 @@ pub struct ResultPartition {
     staged: Vec<Record>,
     staged_subs: Vec<u32>,
     /// `LocalBufferPool` size: 2N + 8 for a pipelined-bounded partition.
-    pub pool_size: u32,
-    pub in_use: u32,
+    pub(super) pool_size: u32,
+    pub(super) in_use: u32,
     /// Subpartitions holding `MAX_BUFFERS_PER_CHANNEL` or more buffers.
     subpartitions_at_max: u32,
-    pub segment_size: u32,
+    pub(super) segment_size: u32,
     /// Producer task, as an index into the simulation's task list (to wake it on recycle).
-    pub producer: u32,
+    pub(super) producer: u32,
     /// Record vectors of consumed buffers, reused for new ones (the simulator's own memory,
     /// not Flink's: it keeps allocation out of the hot path).
     spare: Vec<Vec<Record>>,
 }
 
 impl ResultPartition {
+    /// `getNumberOfSubpartitions`: one per consumer subtask.
+    pub fn num_subpartitions(&self) -> u32 {
+        self.subpartitions.len() as u32
+    }
+
+    /// The producing task, as an index into the simulation's task list.
+    pub fn producer(&self) -> u32 {
+        self.producer
+    }
+
+    /// Read-only: every change to a subpartition goes through `network/`.
+    pub fn subpartitions(&self) -> &[Subpartition] {
+        &self.subpartitions
+    }
+
+    /// Whether a barrier of `id` still waits in one of the subpartitions' queues.
+    pub fn has_queued_barrier(&self, id: crate::types::CheckpointId) -> bool {
+        self.subpartitions.iter().any(|s| {
+            s.queue
+                .iter()
+                .any(|i| matches!(i, NetItem::Event(NetEvent::Barrier(b)) if b.id == id))
+        })
+    }
+
+    /// Buffers taken from the `LocalBufferPool` and its size (for the live graph).
+    pub fn pool_usage(&self) -> (u32, u32) {
+        (self.in_use, self.pool_size)
+    }
+
     pub fn new(producer: u32, consumers: Vec<GlobalChannelId>, segment_size: u32) -> Self {
         let n = consumers.len() as u32;
         let min = n + 1;

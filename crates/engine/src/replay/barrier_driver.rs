@@ -37,6 +37,10 @@ pub(super) fn run(machine: Machine, value: Value) -> Result<ReplayReport, String
     };
     let mut steps = Vec::with_capacity(script.steps.len());
     for (index, raw) in script.steps.into_iter().enumerate() {
+        // Assertions about the step before; `expect::check` reads them from the report.
+        if super::is_expect(&raw) {
+            continue;
+        }
         let step: BarrierStep = parse_step(index, &raw, BARRIER_STEP_KINDS)?;
         driver
             .step(step)
@@ -54,6 +58,9 @@ pub(super) fn run(machine: Machine, value: Value) -> Result<ReplayReport, String
         machine: script.machine,
         start,
         steps,
+        from: None,
+        differs: None,
+        expectations: Vec::new(),
     })
 }
 
@@ -83,8 +90,12 @@ impl BarrierDriver {
                 SingleCheckpointBarrierHandler::alternating(channels)
                     .with_checkpoints_after_tasks_finish(after_finish),
             ),
-            // `Coordinator` never reaches here (see `replay`); aligned is the safe reading.
-            Machine::Aligned | Machine::Coordinator => AnyBarrierHandler::Single(
+            // The JobManager-side machines never reach here (see `replay`); aligned is the safe
+            // reading.
+            Machine::Aligned
+            | Machine::Coordinator
+            | Machine::RequestDecider
+            | Machine::FailureManager => AnyBarrierHandler::Single(
                 SingleCheckpointBarrierHandler::aligned(channels)
                     .with_checkpoints_after_tasks_finish(after_finish),
             ),

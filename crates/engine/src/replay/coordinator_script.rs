@@ -48,6 +48,10 @@ pub const COORDINATOR_STEP_KINDS: &[&str] = &[
     "decline",
     "expire",
     "fail_task",
+    "stop_scheduler",
+    "start_scheduler",
+    "shutdown",
+    "tasks_finished",
 ];
 
 #[derive(Debug, Deserialize)]
@@ -62,6 +66,27 @@ pub enum CoordinatorStep {
     Expire(ExpireStep),
     /// A subtask failed: pending checkpoints it has not acknowledged abort.
     FailTask(Task),
+    /// `stopCheckpointScheduler` (the job left RUNNING): pending and queued abort with
+    /// CHECKPOINT_COORDINATOR_SUSPEND.
+    StopScheduler(Empty),
+    /// `startCheckpointScheduler`: the first start waits a random delay in
+    /// `[min-pause, interval]` chosen by `random`; a restart waits the min pause.
+    StartScheduler(StartStep),
+    /// `shutdown`: everything aborts with CHECKPOINT_COORDINATOR_SHUTDOWN; later inputs are ignored.
+    Shutdown(Empty),
+    /// These subtasks reached FINISHED.
+    TasksFinished(Vec<Task>),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Empty {}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StartStep {
+    #[serde(default)]
+    pub random: u64,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize)]

@@ -14,15 +14,20 @@ mod barrier_driver;
 mod barrier_script;
 mod coordinator_driver;
 mod coordinator_script;
+mod decider_driver;
+mod expect;
+mod failure_driver;
 mod report;
 mod values;
 
 #[cfg(test)]
 mod tests;
 
+pub use expect::{is_expect, Expectation, EXPECT_KEYS};
 pub use report::{
-    AlignmentTimer, CoordinatorSnapshot, DriverNote, Effect, Emitted, HandlerSnapshot, HeldEvents,
-    Machine, MachineState, PendingSnapshot, PersistedBytes, ReplayReport, ReplayStart, ReplayStep,
+    AlignmentTimer, CoordinatorSnapshot, DeciderEffect, DeciderSnapshot, DriverNote, Effect,
+    Emitted, FailureManagerEffect, FailureManagerSnapshot, HandlerSnapshot, HeldEvents, Machine,
+    MachineState, PendingSnapshot, PersistedBytes, ReplayReport, ReplayStart, ReplayStep,
     ScheduledTimer, Via,
 };
 pub use values::{parse_task, task_name};
@@ -76,9 +81,46 @@ pub fn replay(script_json: &str) -> Result<ReplayReport, String> {
             ))
         }
     };
-    match machine {
+    let mut value = value;
+    let about = About::take(&mut value)?;
+    let steps = match value.get("steps") {
+        Some(Value::Array(steps)) => steps.clone(),
+        _ => Vec::new(),
+    };
+    let mut report = match machine {
         Machine::Coordinator => coordinator_driver::run(value),
+        Machine::RequestDecider => decider_driver::run(value),
+        Machine::FailureManager => failure_driver::run(value),
         handler => barrier_driver::run(handler, value),
+    }?;
+    report.expectations = expect::check(&steps, &report)?;
+    report.from = about.from;
+    report.differs = about.differs;
+    Ok(report)
+}
+
+/// The script's description of itself: where it comes from (`"from"`: the Flink test it ports),
+/// what the machine does differently (`"differs"`) and a free `"note"`. None of it drives anything.
+struct About {
+    from: Option<String>,
+    differs: Option<String>,
+}
+
+impl About {
+    fn take(value: &mut Value) -> Result<About, String> {
+        let mut text = |key: &str| -> Result<Option<String>, String> {
+            match value.as_object_mut().and_then(|o| o.remove(key)) {
+                None => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s)),
+                Some(other) => Err(format!("\"{key}\" must be a string, got {other}")),
+            }
+        };
+        let about = About {
+            from: text("from")?,
+            differs: text("differs")?,
+        };
+        text("note")?;
+        Ok(about)
     }
 }
 

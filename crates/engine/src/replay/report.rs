@@ -3,9 +3,11 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::expect::Expectation;
 use crate::barrier::{HandlerEffect, HandlerInput};
 use crate::coordinator::{
-    CheckpointProperties, CheckpointTriggerRequest, CoordinatorEffect, CoordinatorTimer,
+    CheckpointFailureReason, CheckpointProperties, CheckpointTriggerRequest, CoordinatorEffect,
+    CoordinatorTimer, DeciderContext,
 };
 use crate::types::{ChannelIndex, CheckpointId, Micros};
 
@@ -23,15 +25,21 @@ pub enum Machine {
     AtLeastOnce,
     /// `CheckpointCoordinator`: the JobManager side.
     Coordinator,
+    /// `CheckpointRequestDecider` on its own: the queue every trigger request passes through.
+    RequestDecider,
+    /// `CheckpointFailureManager` on its own: the tolerable-failure counter.
+    FailureManager,
 }
 
 impl Machine {
-    pub const ALL: [Machine; 5] = [
+    pub const ALL: [Machine; 7] = [
         Machine::Aligned,
         Machine::Unaligned,
         Machine::AlignedWithTimeout,
         Machine::AtLeastOnce,
         Machine::Coordinator,
+        Machine::RequestDecider,
+        Machine::FailureManager,
     ];
 
     pub fn name(self) -> &'static str {
@@ -41,6 +49,8 @@ impl Machine {
             Machine::AlignedWithTimeout => "aligned-with-timeout",
             Machine::AtLeastOnce => "at-least-once",
             Machine::Coordinator => "coordinator",
+            Machine::RequestDecider => "request-decider",
+            Machine::FailureManager => "failure-manager",
         }
     }
 
@@ -58,6 +68,21 @@ pub struct ReplayReport {
     /// `StartScheduler`, whose effects are listed here).
     pub start: ReplayStart,
     pub steps: Vec<ReplayStep>,
+    /// The Flink unit test the script ports (`"ClassName#method"`), if it says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    /// What the machine does differently from that test, if the script says it does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub differs: Option<String>,
+    /// The script's `expect` steps, in order, with their failures.
+    pub expectations: Vec<Expectation>,
+}
+
+impl ReplayReport {
+    /// The `expect` steps that did not hold.
+    pub fn failed_expectations(&self) -> impl Iterator<Item = &Expectation> {
+        self.expectations.iter().filter(|e| !e.passed())
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -109,7 +134,31 @@ pub enum Via {
 pub enum Effect {
     Handler(HandlerEffect),
     Coordinator(CoordinatorEffect),
+    Decider(DeciderEffect),
+    FailureManager(FailureManagerEffect),
     Driver(DriverNote),
+}
+
+/// What one decision of the `CheckpointRequestDecider` came to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum DeciderEffect {
+    /// The request completed exceptionally (too many queued, min pause).
+    Failed {
+        request: CheckpointTriggerRequest,
+        reason: CheckpointFailureReason,
+    },
+    /// `rescheduleTrigger`: the periodic trigger moves this far into the future.
+    RescheduleTrigger { after: Micros },
+    /// The request to trigger now.
+    Execute { request: CheckpointTriggerRequest },
+}
+
+/// What the `CheckpointFailureManager` did beyond counting.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum FailureManagerEffect {
+    /// `FailJobCallback`: the tolerable number of failed checkpoints was exceeded (or a
+    /// stop-with-savepoint failed in a task).
+    FailJob { message: String },
 }
 
 /// What the driver did around the machine (the parts of Flink that are not the machine).
@@ -140,6 +189,27 @@ pub enum DriverNote {
 pub enum MachineState {
     Handler(HandlerSnapshot),
     Coordinator(CoordinatorSnapshot),
+    Decider(DeciderSnapshot),
+    FailureManager(FailureManagerSnapshot),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DeciderSnapshot {
+    /// Queued requests, head (the next to run) first.
+    pub queue: Vec<CheckpointTriggerRequest>,
+    /// What the decider was last told about the coordinator.
+    pub context: DeciderContext,
+    pub max_concurrent: u32,
+    pub min_pause: Micros,
+    pub max_queued: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FailureManagerSnapshot {
+    pub continuous_failure_counter: u32,
+    pub tolerable_failed_checkpoints: u32,
+    pub last_succeeded_checkpoint_id: Option<CheckpointId>,
+    pub counted_checkpoint_ids: Vec<CheckpointId>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

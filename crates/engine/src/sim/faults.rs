@@ -126,7 +126,7 @@ impl Simulation {
     /// Whether `channel` belongs to the scenario edge `from_op -> to_op`.
     fn on_edge(&self, channel: u32, from_op: usize, to_op: usize) -> bool {
         let ch = &self.net.channels[channel as usize];
-        let producer = self.net.partitions[ch.partition as usize].producer;
+        let producer = self.net.partitions[ch.partition as usize].producer();
         let vertex = |task: u32| &self.graph.vertices[self.tasks[task as usize].id.vertex as usize];
         vertex(producer).operators.contains(&from_op) && vertex(ch.task).operators.contains(&to_op)
     }

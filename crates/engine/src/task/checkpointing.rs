@@ -209,7 +209,7 @@ impl StreamTask {
             }
             ctx.barrier_log
                 .barrier_emitted(ctx.net, pid, id, unaligned, now);
-            for sub in 0..ctx.net.partitions[pid as usize].subpartitions.len() as u32 {
+            for sub in 0..ctx.net.partitions[pid as usize].num_subpartitions() {
                 super::notify_consumer(pid, sub, ctx);
             }
         }
@@ -385,16 +385,9 @@ impl StreamTask {
 
     /// Whether a barrier of `id` still waits in one of this task's output queues.
     fn barrier_still_queued(&self, id: CheckpointId, ctx: &TaskCtx) -> bool {
-        self.outputs.iter().any(|o| {
-            ctx.net.partitions[o.partition as usize]
-                .subpartitions
-                .iter()
-                .any(|s| {
-                    s.queue.iter().any(|i| {
-                        matches!(i, crate::network::NetItem::Event(NetEvent::Barrier(b)) if b.id == id)
-                    })
-                })
-        })
+        self.outputs
+            .iter()
+            .any(|o| ctx.net.partitions[o.partition as usize].has_queued_barrier(id))
     }
 
     /// The unaligned input side of `id` is complete: all barriers are in.
@@ -500,7 +493,7 @@ impl StreamTask {
         let mut records = Vec::new();
         for o in 0..self.outputs.len() {
             let pid = self.outputs[o].partition;
-            let n = ctx.net.partitions[pid as usize].subpartitions.len();
+            let n = ctx.net.partitions[pid as usize].num_subpartitions() as usize;
             for sub in 0..n {
                 if let Some(x) = ctx.net.partitions[pid as usize].promote_barrier(sub, id) {
                     total += x.bytes;

@@ -22,7 +22,7 @@ impl OutputRoute {
     /// returns the subpartitions that got a finished buffer.
     pub fn emit(&mut self, net: &mut Network, records: &[Record], touched: &mut Vec<u32>) {
         let partition = &mut net.partitions[self.partition as usize];
-        let n = partition.subpartitions.len() as u32;
+        let n = partition.num_subpartitions();
         // One loop per partitioner, so the per-record work is only the selection itself.
         let mut to = |sub: u32, rec: Record| {
             if partition.emit(sub as usize, rec).finished > 0 {

@@ -294,7 +294,7 @@ impl StreamTask {
         for o in 0..self.outputs.len() {
             let pid = self.outputs[o].partition;
             ctx.net.partitions[pid as usize].broadcast_event(event.clone());
-            for sub in 0..ctx.net.partitions[pid as usize].subpartitions.len() as u32 {
+            for sub in 0..ctx.net.partitions[pid as usize].num_subpartitions() {
                 super::notify_consumer(pid, sub, ctx);
             }
         }

@@ -1,5 +1,7 @@
 //! Replay driver tests: the shipped fixtures (tests/fixtures/replay/) and bad scripts.
 
+mod components;
 mod errors;
+mod expect;
 mod fixtures;
 mod support;

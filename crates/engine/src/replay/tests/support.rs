@@ -62,14 +62,14 @@ pub fn notes(step: &ReplayStep) -> Vec<(Via, DriverNote)> {
 pub fn handler_state(step: &ReplayStep) -> &HandlerSnapshot {
     match &step.state {
         MachineState::Handler(h) => h,
-        MachineState::Coordinator(_) => panic!("step {} has a coordinator state", step.step),
+        _ => panic!("step {} has no handler state", step.step),
     }
 }
 
 pub fn coordinator_state(step: &ReplayStep) -> &CoordinatorSnapshot {
     match &step.state {
         MachineState::Coordinator(c) => c,
-        MachineState::Handler(_) => panic!("step {} has a handler state", step.step),
+        _ => panic!("step {} has no coordinator state", step.step),
     }
 }
 
