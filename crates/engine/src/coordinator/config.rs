@@ -58,10 +58,9 @@ impl CheckpointCoordinatorConfiguration {
         matches!(self.interval, Some(i) if i > 0)
     }
 
-    /// `baseInterval`: the period the scheduler uses. The coordinator raises the interval to
-    /// the min pause, as "it does not make sense to schedule checkpoints more often than the
-    /// desired time between checkpoints" (`CheckpointCoordinator`'s constructor); REST still
-    /// reports the configured interval.
+    /// `baseInterval`: Flink 2.3's `CheckpointCoordinatorConfiguration` constructor raises an
+    /// interval below the min pause to it, so the scheduler's period, the random initial delay
+    /// and REST's `interval` all use the raised value.
     pub fn base_interval(&self) -> Micros {
         self.interval.unwrap_or(0).max(self.min_pause)
     }

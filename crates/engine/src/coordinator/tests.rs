@@ -129,7 +129,7 @@ fn defaults_match_flink_2_3() {
     );
 }
 
-/// `CheckpointCoordinator`'s constructor: an interval below the min pause is raised to it, for
+/// Flink 2.3's `CheckpointCoordinatorConfiguration`: an interval below the min pause is raised to it, for
 /// the first delay and for the period.
 #[test]
 fn an_interval_below_the_min_pause_is_raised_to_it() {

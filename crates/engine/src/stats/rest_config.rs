@@ -45,10 +45,11 @@ pub fn checkpoint_config_info(
     state_backend: &str,
     checkpoint_storage: &str,
 ) -> Result<CheckpointConfigInfo, String> {
-    let interval = match config.interval {
-        Some(i) if i > 0 => i,
-        _ => return Err("Checkpointing is not enabled for this job.".to_string()),
-    };
+    if !config.is_periodic_checkpointing_configured() {
+        return Err("Checkpointing is not enabled for this job.".to_string());
+    }
+    // Flink's configuration object already holds the interval raised to the min pause.
+    let interval = config.base_interval();
     let retention = config.externalized_retention;
     Ok(CheckpointConfigInfo {
         mode: if config.exactly_once {

@@ -246,6 +246,25 @@ fn config_info_shape() {
         "FileSystemCheckpointStorage"
     )
     .is_err());
+    // Flink 2.3's CheckpointCoordinatorConfiguration raises the interval to the min pause, and
+    // REST shows the raised one.
+    let raised = CheckpointCoordinatorConfiguration {
+        min_pause: 30 * MICROS_PER_SEC,
+        ..cfg
+    };
+    let v = serde_json::to_value(
+        checkpoint_config_info(
+            &raised,
+            "HashMapStateBackend",
+            "FileSystemCheckpointStorage",
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        (&v["interval"], &v["min_pause"]),
+        (&json!(30_000), &json!(30_000))
+    );
 }
 
 #[test]
