@@ -229,5 +229,10 @@ fn coordinator(e: &CoordinatorEffect) -> String {
         } => format!("AckIgnored #{id} from {}: {result:?}", task_name(*subtask)),
         C::FailJob { reason } => format!("FailJob: {reason}"),
         C::Subsumed { id } => format!("Subsumed #{id}"),
+        C::TriggeringCheckpoint { id } => format!("TriggeringCheckpoint #{id} (asynchronous)"),
+        C::WrongJob { id, subtask, job } => format!(
+            "WrongJob #{id} from {}: job '{job}' is not this coordinator's",
+            task_name(*subtask)
+        ),
     }
 }

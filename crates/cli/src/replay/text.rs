@@ -200,6 +200,9 @@ fn coordinator_state(out: &mut String, c: &CoordinatorSnapshot) {
         ids(&c.retained),
         c.next_checkpoint_id
     );
+    if let Some(id) = c.triggering {
+        let _ = writeln!(out, "{MORE}triggering #{id} (asynchronous, not finished)");
+    }
     let timers: Vec<String> = c
         .timers
         .iter()

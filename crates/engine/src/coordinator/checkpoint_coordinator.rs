@@ -15,8 +15,9 @@ use crate::coordinator::pending_checkpoint::{
 };
 use crate::coordinator::properties::CheckpointProperties;
 use crate::coordinator::request_decider::{
-    CheckpointRequestDecider, CheckpointTriggerRequest, DeciderContext, DeciderOutcome,
+    CheckpointRequestDecider, CheckpointTriggerRequest, DeciderContext,
 };
+use crate::coordinator::trigger::TriggerTasks;
 use crate::stats::tracker::{CheckpointStatsTracker, RestoredCheckpointStats};
 use crate::stats::DEFAULT_HISTORY_SIZE;
 use crate::types::{CheckpointId, Micros, SubtaskId};
@@ -36,40 +37,44 @@ pub struct PendingCheckpointView {
 }
 
 /// `CheckpointPlan`: who is triggered, waited for and committed to.
-struct CheckpointPlan {
-    tasks_to_trigger: Vec<SubtaskId>,
-    tasks_to_wait_for: Vec<SubtaskId>,
-    tasks_to_commit_to: Vec<SubtaskId>,
+pub(super) struct CheckpointPlan {
+    pub(super) tasks_to_trigger: Vec<SubtaskId>,
+    pub(super) tasks_to_wait_for: Vec<SubtaskId>,
+    pub(super) tasks_to_commit_to: Vec<SubtaskId>,
 }
 
 /// `CheckpointCoordinator`.
 #[derive(Debug, Clone)]
 pub struct CheckpointCoordinator {
-    config: CheckpointCoordinatorConfiguration,
-    job_id: String,
-    sources: Vec<SubtaskId>,
-    all: Vec<SubtaskId>,
-    finished: BTreeSet<SubtaskId>,
+    pub(super) config: CheckpointCoordinatorConfiguration,
+    pub(super) job_id: String,
+    pub(super) sources: Vec<SubtaskId>,
+    pub(super) all: Vec<SubtaskId>,
+    pub(super) finished: BTreeSet<SubtaskId>,
     /// `checkpointIdCounter`: ids start at 1 and never go back, across restarts.
-    next_id: CheckpointId,
-    pending: BTreeMap<CheckpointId, PendingCheckpoint>,
-    decider: CheckpointRequestDecider,
-    failure_manager: CheckpointFailureManager,
-    store: CompletedCheckpointStore,
-    stats: CheckpointStatsTracker,
+    pub(super) next_id: CheckpointId,
+    pub(super) pending: BTreeMap<CheckpointId, PendingCheckpoint>,
+    pub(super) decider: CheckpointRequestDecider,
+    pub(super) failure_manager: CheckpointFailureManager,
+    pub(super) store: CompletedCheckpointStore,
+    pub(super) stats: CheckpointStatsTracker,
     /// `periodicScheduling`.
-    periodic_scheduling: bool,
+    pub(super) periodic_scheduling: bool,
+    /// Whether triggering waits for `TriggeringDone` (see `start_triggering_checkpoint`).
+    pub(super) async_trigger: bool,
+    /// `isTriggering`: the checkpoint whose asynchronous triggering has not finished.
+    pub(super) triggering: Option<TriggerTasks>,
     /// The first start uses the random initial delay; later starts wait min-pause.
-    scheduler_started_once: bool,
+    pub(super) scheduler_started_once: bool,
     /// `nextCheckpointTriggeringRelativeTime` while the `ScheduledTrigger` is armed.
-    next_periodic_at: Option<Micros>,
+    pub(super) next_periodic_at: Option<Micros>,
     /// `lastCheckpointCompletionRelativeTime`.
-    last_completion: Option<Micros>,
-    shutdown: bool,
+    pub(super) last_completion: Option<Micros>,
+    pub(super) shutdown: bool,
     /// Base of the checkpoint directories (without the job id).
-    checkpoint_dir: String,
+    pub(super) checkpoint_dir: String,
     /// Where savepoints go.
-    savepoint_dir: String,
+    pub(super) savepoint_dir: String,
 }
 
 /// Where checkpoints go when `execution.checkpointing.dir` is unset. (Flink would keep them in
@@ -96,11 +101,21 @@ impl CheckpointCoordinator {
             next_id: 1,
             pending: BTreeMap::new(),
             periodic_scheduling: false,
+            async_trigger: false,
+            triggering: None,
             scheduler_started_once: false,
             next_periodic_at: None,
             last_completion: None,
             shutdown: false,
         }
+    }
+
+    /// Triggering completes only on [`CoordinatorInput::TriggeringDone`], so a request can
+    /// arrive while another trigger is in flight (replay scripts; the simulation triggers in
+    /// one step).
+    pub fn with_async_trigger(mut self) -> Self {
+        self.async_trigger = true;
+        self
     }
 
     /// Names checkpoints `<checkpoint_dir>/<job>/chk-N` and savepoints
@@ -174,16 +189,35 @@ impl CheckpointCoordinator {
                 self.trigger_checkpoint(now, props, &mut fx);
             }
             CoordinatorInput::Acknowledge {
+                job: Some(job),
+                id,
+                subtask,
+                ..
+            }
+            | CoordinatorInput::Decline {
+                job: Some(job),
+                id,
+                subtask,
+                ..
+            } if job != self.job_id => {
+                // Flink logs an ack for another job and returns false; a decline for another
+                // job throws IllegalArgumentException. Either way nothing changes here.
+                fx.push(E::WrongJob { id, subtask, job });
+            }
+            CoordinatorInput::Acknowledge {
                 id,
                 subtask,
                 metrics,
                 handle_key,
+                ..
             } => self.receive_acknowledge_message(now, id, subtask, metrics, handle_key, &mut fx),
             CoordinatorInput::Decline {
                 id,
                 subtask,
                 reason,
+                ..
             } => self.receive_decline_message(now, id, subtask, reason, &mut fx),
+            CoordinatorInput::TriggeringDone { id } => self.triggering_done(now, id, &mut fx),
             CoordinatorInput::ExpiryTimerFired { id } => {
                 if self.pending.contains_key(&id) {
                     self.abort_pending_checkpoint(
@@ -255,7 +289,7 @@ impl CheckpointCoordinator {
     // ----------------------------------------------------------------------------------------
 
     /// `startCheckpointScheduler`: stop first (as Flink does), then arm the `ScheduledTrigger`.
-    fn start_checkpoint_scheduler(
+    pub(super) fn start_checkpoint_scheduler(
         &mut self,
         now: Micros,
         random: Option<u64>,
@@ -296,7 +330,7 @@ impl CheckpointCoordinator {
         }
     }
 
-    fn schedule_trigger_with_delay(
+    pub(super) fn schedule_trigger_with_delay(
         &mut self,
         now: Micros,
         delay: Micros,
@@ -310,7 +344,7 @@ impl CheckpointCoordinator {
         });
     }
 
-    fn cancel_periodic_trigger(&mut self, fx: &mut Vec<CoordinatorEffect>) {
+    pub(super) fn cancel_periodic_trigger(&mut self, fx: &mut Vec<CoordinatorEffect>) {
         if self.next_periodic_at.take().is_some() {
             fx.push(E::CancelTimer {
                 timer: CoordinatorTimer::Periodic,
@@ -334,212 +368,6 @@ impl CheckpointCoordinator {
             timer: CoordinatorTimer::Periodic,
         });
         self.trigger_checkpoint(now, CheckpointProperties::periodic_checkpoint(), fx);
-    }
-
-    // ----------------------------------------------------------------------------------------
-    // Triggering
-    // ----------------------------------------------------------------------------------------
-
-    /// `triggerCheckpoint`: every request goes through the `CheckpointRequestDecider`.
-    fn trigger_checkpoint(
-        &mut self,
-        now: Micros,
-        props: CheckpointProperties,
-        fx: &mut Vec<CoordinatorEffect>,
-    ) {
-        let seq = self.decider.next_seq();
-        let outcome = self.decider.submit(props, now, self.decider_context());
-        if self.decider.is_queued(seq) {
-            fx.push(E::RequestQueued { props });
-        }
-        self.run_decider(now, outcome, fx);
-    }
-
-    /// `executeQueuedRequest` (what `scheduleTriggerRequest` eventually runs).
-    fn execute_queued_request(&mut self, now: Micros, fx: &mut Vec<CoordinatorEffect>) {
-        let outcome = self.decider.choose_queued(now, self.decider_context());
-        self.run_decider(now, outcome, fx);
-    }
-
-    /// Applies a decision; after each trigger (success or failure) the queue is examined again,
-    /// like `onTriggerSuccess`/`onTriggerFailure` → `executeQueuedRequest`.
-    fn run_decider(
-        &mut self,
-        now: Micros,
-        mut outcome: DeciderOutcome,
-        fx: &mut Vec<CoordinatorEffect>,
-    ) {
-        loop {
-            for (request, reason) in std::mem::take(&mut outcome.failed) {
-                self.on_trigger_failure(now, request.props, reason, fx);
-            }
-            if let Some(delay) = outcome.reschedule_periodic_after.take() {
-                // `rescheduleTrigger`: the periodic trigger waits out the min-pause.
-                if self.periodic_scheduling {
-                    self.cancel_periodic_trigger(fx);
-                    self.schedule_trigger_with_delay(now, delay, fx);
-                }
-            }
-            let Some(request) = outcome.execute.take() else {
-                break;
-            };
-            self.start_triggering_checkpoint(now, request, fx);
-            outcome = self.decider.choose_queued(now, self.decider_context());
-        }
-    }
-
-    /// `startTriggeringCheckpoint` in one step: `preCheckGlobalState`, `calculateCheckpointPlan`,
-    /// `checkpointIdCounter.getAndIncrement`, `createPendingCheckpoint` (with the
-    /// `CheckpointCanceller` timer), `reportPendingCheckpoint`, `triggerCheckpointRequest` →
-    /// `triggerTasks`. Operator-coordinator and master-hook snapshots are not modelled.
-    fn start_triggering_checkpoint(
-        &mut self,
-        now: Micros,
-        request: CheckpointTriggerRequest,
-        fx: &mut Vec<CoordinatorEffect>,
-    ) {
-        let props = request.props;
-        if props.periodic && !self.periodic_scheduling {
-            self.on_trigger_failure(
-                now,
-                props,
-                CheckpointFailureReason::PERIODIC_SCHEDULER_SHUTDOWN,
-                fx,
-            );
-            return;
-        }
-        let plan = match self.calculate_checkpoint_plan() {
-            Ok(plan) => plan,
-            Err(reason) => {
-                self.on_trigger_failure(now, props, reason, fx);
-                return;
-            }
-        };
-        let id = self.next_id;
-        self.next_id += 1;
-        let unaligned = self.config.unaligned_for(props.is_savepoint());
-        let mut per_vertex: BTreeMap<u32, u32> = BTreeMap::new();
-        for s in &plan.tasks_to_wait_for {
-            *per_vertex.entry(s.vertex).or_insert(0) += 1;
-        }
-        self.stats
-            .report_pending(id, now, props, unaligned, &per_vertex);
-        let pending = PendingCheckpoint::new(
-            id,
-            props,
-            now,
-            unaligned,
-            &plan.tasks_to_wait_for,
-            plan.tasks_to_commit_to,
-        );
-        self.pending.insert(id, pending);
-        fx.push(E::ScheduleTimer {
-            at: now.saturating_add(self.config.timeout),
-            timer: CoordinatorTimer::Expiry(id),
-        });
-        fx.push(E::TriggerTasks {
-            id,
-            timestamp: now,
-            props,
-            unaligned,
-            tasks: plan.tasks_to_trigger,
-        });
-    }
-
-    /// `DefaultCheckpointPlanCalculator`. With every task running: trigger the sources, wait for
-    /// and commit to all. After some tasks finished (`calculateAfterTasksFinished`): wait for and
-    /// commit to the running tasks, and trigger the running sources plus every running task whose
-    /// upstream has fully finished. Without the job graph's edges, "upstream" is approximated as
-    /// "every vertex with a smaller index" (vertices are numbered in topological order), which
-    /// is exact for pipelines and conservative for parallel branches.
-    fn calculate_checkpoint_plan(&self) -> Result<CheckpointPlan, CheckpointFailureReason> {
-        let not_running = CheckpointFailureReason::NOT_ALL_REQUIRED_TASKS_RUNNING;
-        if self.all.is_empty() || self.sources.is_empty() {
-            return Err(not_running);
-        }
-        if self.finished.is_empty() {
-            return Ok(CheckpointPlan {
-                tasks_to_trigger: self.sources.clone(),
-                tasks_to_wait_for: self.all.clone(),
-                tasks_to_commit_to: self.all.clone(),
-            });
-        }
-        if !self.config.checkpoints_after_tasks_finish {
-            return Err(not_running);
-        }
-        let running: Vec<SubtaskId> = self
-            .all
-            .iter()
-            .copied()
-            .filter(|s| !self.finished.contains(s))
-            .collect();
-        let vertex_finished = |v: u32| {
-            self.all
-                .iter()
-                .filter(|s| s.vertex == v)
-                .all(|s| self.finished.contains(s))
-        };
-        let sources: BTreeSet<SubtaskId> = self.sources.iter().copied().collect();
-        let trigger: Vec<SubtaskId> = running
-            .iter()
-            .copied()
-            .filter(|s| {
-                sources.contains(s)
-                    || self
-                        .all
-                        .iter()
-                        .filter(|u| u.vertex < s.vertex)
-                        .all(|u| vertex_finished(u.vertex))
-            })
-            .collect();
-        if trigger.is_empty() {
-            return Err(not_running);
-        }
-        Ok(CheckpointPlan {
-            tasks_to_trigger: trigger,
-            tasks_to_wait_for: running.clone(),
-            tasks_to_commit_to: running,
-        })
-    }
-
-    /// `onTriggerFailure` without a pending checkpoint: stats count it as failed, the failure
-    /// manager sees it at job level, and a failed stop-with-savepoint restarts the scheduler.
-    fn on_trigger_failure(
-        &mut self,
-        now: Micros,
-        props: CheckpointProperties,
-        reason: CheckpointFailureReason,
-        fx: &mut Vec<CoordinatorEffect>,
-    ) {
-        self.stats.report_failed_without_in_progress();
-        fx.push(E::RequestRejected { props, reason });
-        if let Some(message) = self
-            .failure_manager
-            .handle_checkpoint_exception(&props, reason, None, false)
-        {
-            fx.push(E::FailJob { reason: message });
-        }
-        if props.is_synchronous() {
-            self.restart_scheduler_after_failed_stop(now, reason, fx);
-        }
-    }
-
-    /// A failed stop-with-savepoint resumes periodic checkpoints (unless the coordinator itself
-    /// is going away).
-    fn restart_scheduler_after_failed_stop(
-        &mut self,
-        now: Micros,
-        reason: CheckpointFailureReason,
-        fx: &mut Vec<CoordinatorEffect>,
-    ) {
-        let going_away = matches!(
-            reason,
-            CheckpointFailureReason::CHECKPOINT_COORDINATOR_SUSPEND
-                | CheckpointFailureReason::CHECKPOINT_COORDINATOR_SHUTDOWN
-        );
-        if !going_away && !self.shutdown && !self.periodic_scheduling {
-            self.start_checkpoint_scheduler(now, None, fx);
-        }
     }
 
     // ----------------------------------------------------------------------------------------
@@ -747,14 +575,19 @@ impl CheckpointCoordinator {
         self.pending.get(&id)
     }
 
-    /// What the decider sees: triggering and cleanup finish within one step here.
-    fn decider_context(&self) -> DeciderContext {
+    /// What the decider sees: cleanup finishes within one step here.
+    pub(super) fn decider_context(&self) -> DeciderContext {
         DeciderContext {
             pending: self.pending.len(),
-            is_triggering: false,
+            is_triggering: self.triggering.is_some(),
             cleaning: 0,
             last_completion: self.last_completion,
         }
+    }
+
+    /// `isTriggering`: the checkpoint whose asynchronous triggering has not finished.
+    pub fn triggering_checkpoint(&self) -> Option<CheckpointId> {
+        self.triggering.as_ref().map(|t| t.id)
     }
 
     /// The decider's queue, head first.

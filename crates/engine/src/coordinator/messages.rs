@@ -29,7 +29,10 @@ pub enum CoordinatorInput {
     /// A user checkpoint, savepoint or stop-with-savepoint (`triggerCheckpoint`/`triggerSavepoint`).
     TriggerRequest { props: CheckpointProperties },
     /// `receiveAcknowledgeMessage`. `handle_key` is the opaque key of the subtask's stored state.
+    /// `job` is the job the message names (`None`: this coordinator's, as the simulation's tasks
+    /// only ever talk to their own job).
     Acknowledge {
+        job: Option<String>,
         id: CheckpointId,
         subtask: SubtaskId,
         metrics: SubtaskCheckpointMetrics,
@@ -37,10 +40,13 @@ pub enum CoordinatorInput {
     },
     /// `receiveDeclineMessage`.
     Decline {
+        job: Option<String>,
         id: CheckpointId,
         subtask: SubtaskId,
         reason: CheckpointFailureReason,
     },
+    /// The asynchronous part of triggering `id` finished (only with `with_async_trigger`).
+    TriggeringDone { id: CheckpointId },
     /// The `CheckpointCanceller` for `id` fired.
     ExpiryTimerFired { id: CheckpointId },
     /// `failUnacknowledgedPendingCheckpointsFor`: a task failed; pending checkpoints it has not
@@ -66,6 +72,11 @@ pub enum CoordinatorEffect {
     },
     CancelTimer {
         timer: CoordinatorTimer,
+    },
+    /// Checkpoint `id` is pending and its triggering runs asynchronously; `TriggerTasks`
+    /// follows on `TriggeringDone` (only with `with_async_trigger`).
+    TriggeringCheckpoint {
+        id: CheckpointId,
     },
     /// `triggerTasks`: `Execution.triggerCheckpoint` RPC to each task.
     TriggerTasks {
@@ -108,6 +119,12 @@ pub enum CoordinatorEffect {
         id: CheckpointId,
         subtask: SubtaskId,
         result: TaskAcknowledgeResult,
+    },
+    /// An acknowledgement or decline that names another job: ignored.
+    WrongJob {
+        id: CheckpointId,
+        subtask: SubtaskId,
+        job: String,
     },
     /// The failure manager (or a failed stop-with-savepoint) fails the job.
     FailJob {

@@ -14,6 +14,7 @@ pub mod messages;
 pub mod pending_checkpoint;
 pub mod properties;
 pub mod request_decider;
+mod trigger;
 
 #[cfg(test)]
 mod tests;

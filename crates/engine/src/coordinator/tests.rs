@@ -65,6 +65,7 @@ fn ack(
     c.handle(
         now,
         CoordinatorInput::Acknowledge {
+            job: None,
             id,
             subtask: s,
             metrics: SubtaskCheckpointMetrics {
@@ -105,6 +106,7 @@ fn decline(
     c.handle(
         now,
         CoordinatorInput::Decline {
+            job: None,
             id,
             subtask: st(1, 0),
             reason,
@@ -728,12 +730,14 @@ fn determinism_same_inputs_same_effects() {
             let input = match step % 5 {
                 0 => CoordinatorInput::PeriodicTimerFired,
                 1 => CoordinatorInput::Acknowledge {
+                    job: None,
                     id: step / 5 + 1,
                     subtask: st(0, 0),
                     metrics: SubtaskCheckpointMetrics::default(),
                     handle_key: step,
                 },
                 2 => CoordinatorInput::Acknowledge {
+                    job: None,
                     id: step / 5 + 1,
                     subtask: st(1, 0),
                     metrics: SubtaskCheckpointMetrics::default(),
@@ -790,4 +794,84 @@ fn savepoints_are_forced_only_without_unaligned_checkpoints() {
             assert_eq!(ids, vec![1, 2]);
         }
     }
+}
+
+/// With asynchronous triggering the pending checkpoint waits for `TriggeringDone`, and the
+/// decider starts nothing else meanwhile (`isTriggering`), even under max-concurrent.
+#[test]
+fn async_trigger_holds_the_queue_until_triggering_is_done() {
+    let cfg = CheckpointCoordinatorConfiguration {
+        max_concurrent: 5,
+        ..config(10)
+    };
+    let mut c = coordinator(cfg).with_async_trigger();
+    let fx = user_trigger(&mut c, 0);
+    assert!(triggered(&fx).is_empty());
+    assert!(fx.contains(&CoordinatorEffect::TriggeringCheckpoint { id: 1 }));
+    assert_eq!(c.triggering_checkpoint(), Some(1));
+    let fx = user_trigger(&mut c, 1);
+    assert!(triggered(&fx).is_empty());
+    assert_eq!(c.queued_requests().len(), 1);
+    // Done: checkpoint 1's tasks are triggered, and the queued request starts triggering.
+    let fx = c.handle(2, CoordinatorInput::TriggeringDone { id: 1 });
+    assert_eq!(triggered(&fx), [1]);
+    assert!(fx.contains(&CoordinatorEffect::TriggeringCheckpoint { id: 2 }));
+    assert_eq!(c.triggering_checkpoint(), Some(2));
+    // A stale or foreign id changes nothing.
+    assert!(c
+        .handle(3, CoordinatorInput::TriggeringDone { id: 1 })
+        .is_empty());
+    assert_eq!(c.triggering_checkpoint(), Some(2));
+    // Aborted while triggering: its tasks are never triggered.
+    c.handle(4, CoordinatorInput::TaskFailure { subtask: None });
+    let fx = c.handle(5, CoordinatorInput::TriggeringDone { id: 2 });
+    assert!(triggered(&fx).is_empty());
+    assert_eq!(c.triggering_checkpoint(), None);
+}
+
+/// An ack or decline naming another job changes nothing (`receiveAcknowledgeMessage` returns
+/// false; `receiveDeclineMessage` throws).
+#[test]
+fn messages_for_another_job_are_ignored() {
+    let mut c = coordinator(config(10));
+    user_trigger(&mut c, 0);
+    for input in [
+        CoordinatorInput::Acknowledge {
+            job: Some("other".into()),
+            id: 1,
+            subtask: st(0, 0),
+            metrics: SubtaskCheckpointMetrics::default(),
+            handle_key: 0,
+        },
+        CoordinatorInput::Decline {
+            job: Some("other".into()),
+            id: 1,
+            subtask: st(0, 0),
+            reason: CheckpointFailureReason::CHECKPOINT_DECLINED,
+        },
+    ] {
+        let fx = c.handle(1, input);
+        assert_eq!(
+            fx,
+            [CoordinatorEffect::WrongJob {
+                id: 1,
+                subtask: st(0, 0),
+                job: "other".into()
+            }]
+        );
+    }
+    assert_eq!(c.pending_checkpoints()[0].acknowledged, 0);
+    // Its own job's name is accepted.
+    let fx = c.handle(
+        2,
+        CoordinatorInput::Decline {
+            job: Some("job1".into()),
+            id: 1,
+            subtask: st(0, 0),
+            reason: CheckpointFailureReason::CHECKPOINT_DECLINED,
+        },
+    );
+    assert!(fx
+        .iter()
+        .any(|e| matches!(e, CoordinatorEffect::CheckpointAborted { id: 1, .. })));
 }

@@ -19,15 +19,20 @@ use crate::coordinator::{
 };
 use crate::types::Micros;
 
-/// Names the checkpoint and savepoint directories in `CheckpointCompleted` pointers.
-const JOB_ID: &str = "replay";
+/// The coordinator's job: names the checkpoint and savepoint directories in `CheckpointCompleted`
+/// pointers, and an ack or decline whose `job` is another is ignored.
+pub const JOB_ID: &str = "replay";
 
 pub(super) fn run(value: Value) -> Result<ReplayReport, String> {
     let script: CoordinatorScript = parse_script(value)?;
     let config = coordinator_config(&script.config)?;
     let (sources, all) = script.tasks.plan()?;
     let mut driver = CoordinatorDriver {
-        coordinator: CheckpointCoordinator::new(config, JOB_ID),
+        coordinator: if script.async_trigger {
+            CheckpointCoordinator::new(config, JOB_ID).with_async_trigger()
+        } else {
+            CheckpointCoordinator::new(config, JOB_ID)
+        },
         now: 0,
         timers: BTreeMap::new(),
         out: Vec::new(),
@@ -91,6 +96,7 @@ impl CoordinatorDriver {
                 props: kind.props(),
             },
             CoordinatorStep::Ack(ack) => CoordinatorInput::Acknowledge {
+                job: ack.job.clone(),
                 id: ack.id,
                 subtask: ack.task.0,
                 metrics: ack.metrics(),
@@ -99,11 +105,13 @@ impl CoordinatorDriver {
                 handle_key: index as u64,
             },
             CoordinatorStep::Decline(d) => CoordinatorInput::Decline {
+                job: d.job,
                 id: d.id,
                 subtask: d.task.0,
                 reason: d.reason,
             },
             CoordinatorStep::Expire(e) => CoordinatorInput::ExpiryTimerFired { id: e.id },
+            CoordinatorStep::TriggerDone(e) => CoordinatorInput::TriggeringDone { id: e.id },
             CoordinatorStep::FailTask(t) => CoordinatorInput::TaskFailure { subtask: Some(t.0) },
             CoordinatorStep::StopScheduler(_) => CoordinatorInput::SuspendScheduler,
             CoordinatorStep::StartScheduler(s) => {
@@ -208,6 +216,7 @@ impl CoordinatorDriver {
         MachineState::Coordinator(CoordinatorSnapshot {
             pending,
             queued: c.queued_requests().to_vec(),
+            triggering: c.triggering_checkpoint(),
             failure_counter: c.failure_counter(),
             tolerable_failed_checkpoints: c.failure_manager().tolerable_failed_checkpoints(),
             latest_completed: c.latest_completed_id(),

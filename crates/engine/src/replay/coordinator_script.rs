@@ -28,6 +28,10 @@ pub struct CoordinatorScript {
     /// The random word `StartScheduler` maps to the first delay in `[min-pause, interval]`.
     #[serde(default)]
     pub random: u64,
+    /// Triggering completes only on a `trigger_done` step (Flink prepares the location, master
+    /// hooks and operator coordinators asynchronously); default: in one step.
+    #[serde(default)]
+    pub async_trigger: bool,
     pub steps: Vec<Value>,
 }
 
@@ -47,6 +51,7 @@ pub const COORDINATOR_STEP_KINDS: &[&str] = &[
     "ack",
     "decline",
     "expire",
+    "trigger_done",
     "fail_task",
     "stop_scheduler",
     "start_scheduler",
@@ -64,6 +69,8 @@ pub enum CoordinatorStep {
     Decline(DeclineStep),
     /// Fire checkpoint `id`'s `CheckpointCanceller` now, whatever its due time.
     Expire(ExpireStep),
+    /// The asynchronous part of triggering checkpoint `id` finished (`async_trigger` scripts).
+    TriggerDone(ExpireStep),
     /// A subtask failed: pending checkpoints it has not acknowledged abort.
     FailTask(Task),
     /// `stopCheckpointScheduler` (the job left RUNNING): pending and queued abort with
@@ -110,6 +117,8 @@ impl TriggerKind {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AckStep {
+    /// The job the message names; left out: the coordinator's own (`"replay"`).
+    pub job: Option<String>,
     pub id: CheckpointId,
     pub task: Task,
     #[serde(default)]
@@ -151,6 +160,8 @@ impl AckStep {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DeclineStep {
+    /// As in [`AckStep`].
+    pub job: Option<String>,
     pub id: CheckpointId,
     pub task: Task,
     #[serde(default = "declined")]
@@ -161,6 +172,7 @@ fn declined() -> CheckpointFailureReason {
     CheckpointFailureReason::CHECKPOINT_DECLINED
 }
 
+/// A step that names one checkpoint.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ExpireStep {

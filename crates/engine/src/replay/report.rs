@@ -259,6 +259,8 @@ pub struct CoordinatorSnapshot {
     pub pending: Vec<PendingSnapshot>,
     /// The `CheckpointRequestDecider` queue, head first.
     pub queued: Vec<CheckpointTriggerRequest>,
+    /// `isTriggering`: the checkpoint whose asynchronous triggering has not finished.
+    pub triggering: Option<CheckpointId>,
     /// `CheckpointFailureManager`'s continuous failure counter.
     pub failure_counter: u32,
     pub tolerable_failed_checkpoints: u32,

@@ -206,6 +206,9 @@ impl Simulation {
                 },
             ),
             CoordinatorEffect::AckIgnored { .. } => {}
+            // The simulation triggers in one step and its tasks talk only to their own job.
+            CoordinatorEffect::TriggeringCheckpoint { .. } | CoordinatorEffect::WrongJob { .. } => {
+            }
             CoordinatorEffect::FailJob { reason } => self.fail_job(reason, None),
             CoordinatorEffect::Subsumed { id } => {
                 self.completed_state.remove(&id);

@@ -606,6 +606,7 @@ impl Simulation {
                 );
                 self.acked_state.insert((id, task), *snapshot);
                 let input = CoordinatorInput::Acknowledge {
+                    job: None,
                     id,
                     subtask,
                     metrics,
@@ -623,6 +624,7 @@ impl Simulation {
             }
             TaskEffect::Decline { task, id, reason } => {
                 let input = CoordinatorInput::Decline {
+                    job: None,
                     id,
                     subtask: self.tasks[task as usize].id,
                     reason,

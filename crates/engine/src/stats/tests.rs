@@ -344,6 +344,7 @@ fn coordinator_feeds_tracker() {
         c.handle(
             5 * MICROS_PER_MS,
             CoordinatorInput::Acknowledge {
+                job: None,
                 id: 1,
                 subtask: s,
                 metrics: metrics(10),

@@ -1,0 +1,270 @@
+//! Triggering: every request passes the `CheckpointRequestDecider`; a chosen one becomes a
+//! `PendingCheckpoint` and a `TriggerTasks` RPC (`CheckpointCoordinator.startTriggeringCheckpoint`).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::checkpoint_coordinator::{CheckpointCoordinator, CheckpointPlan};
+use super::failure_manager::CheckpointFailureReason;
+use super::messages::{CoordinatorEffect, CoordinatorTimer};
+use super::pending_checkpoint::PendingCheckpoint;
+use super::properties::CheckpointProperties;
+use super::request_decider::{CheckpointTriggerRequest, DeciderOutcome};
+use crate::types::{CheckpointId, Micros, SubtaskId};
+use CoordinatorEffect as E;
+
+impl CheckpointCoordinator {
+    /// `triggerCheckpoint`: every request goes through the `CheckpointRequestDecider`.
+    pub(super) fn trigger_checkpoint(
+        &mut self,
+        now: Micros,
+        props: CheckpointProperties,
+        fx: &mut Vec<CoordinatorEffect>,
+    ) {
+        let seq = self.decider.next_seq();
+        let outcome = self.decider.submit(props, now, self.decider_context());
+        if self.decider.is_queued(seq) {
+            fx.push(E::RequestQueued { props });
+        }
+        self.run_decider(now, outcome, fx);
+    }
+
+    /// `executeQueuedRequest` (what `scheduleTriggerRequest` eventually runs).
+    pub(super) fn execute_queued_request(&mut self, now: Micros, fx: &mut Vec<CoordinatorEffect>) {
+        let outcome = self.decider.choose_queued(now, self.decider_context());
+        self.run_decider(now, outcome, fx);
+    }
+
+    /// Applies a decision; after each trigger (success or failure) the queue is examined again,
+    /// like `onTriggerSuccess`/`onTriggerFailure` → `executeQueuedRequest`.
+    pub(super) fn run_decider(
+        &mut self,
+        now: Micros,
+        mut outcome: DeciderOutcome,
+        fx: &mut Vec<CoordinatorEffect>,
+    ) {
+        loop {
+            for (request, reason) in std::mem::take(&mut outcome.failed) {
+                self.on_trigger_failure(now, request.props, reason, fx);
+            }
+            if let Some(delay) = outcome.reschedule_periodic_after.take() {
+                // `rescheduleTrigger`: the periodic trigger waits out the min-pause.
+                if self.periodic_scheduling {
+                    self.cancel_periodic_trigger(fx);
+                    self.schedule_trigger_with_delay(now, delay, fx);
+                }
+            }
+            let Some(request) = outcome.execute.take() else {
+                break;
+            };
+            self.start_triggering_checkpoint(now, request, fx);
+            outcome = self.decider.choose_queued(now, self.decider_context());
+        }
+    }
+
+    /// `startTriggeringCheckpoint`: `preCheckGlobalState`, `calculateCheckpointPlan`,
+    /// `checkpointIdCounter.getAndIncrement`, `createPendingCheckpoint` (with the
+    /// `CheckpointCanceller` timer), `reportPendingCheckpoint`, `triggerCheckpointRequest` →
+    /// `triggerTasks`. In one step by default; with [`Self::with_async_trigger`] the pending
+    /// checkpoint waits for [`CoordinatorInput::TriggeringDone`] before its tasks are triggered,
+    /// and the decider starts nothing else meanwhile (`isTriggering`), as in Flink, where the
+    /// storage location, master hooks and operator coordinators are prepared asynchronously.
+    /// Their work itself is not modelled.
+    ///
+    /// [`CoordinatorInput::TriggeringDone`]: super::CoordinatorInput::TriggeringDone
+    pub(super) fn start_triggering_checkpoint(
+        &mut self,
+        now: Micros,
+        request: CheckpointTriggerRequest,
+        fx: &mut Vec<CoordinatorEffect>,
+    ) {
+        let props = request.props;
+        if props.periodic && !self.periodic_scheduling {
+            self.on_trigger_failure(
+                now,
+                props,
+                CheckpointFailureReason::PERIODIC_SCHEDULER_SHUTDOWN,
+                fx,
+            );
+            return;
+        }
+        let plan = match self.calculate_checkpoint_plan() {
+            Ok(plan) => plan,
+            Err(reason) => {
+                self.on_trigger_failure(now, props, reason, fx);
+                return;
+            }
+        };
+        let id = self.next_id;
+        self.next_id += 1;
+        let unaligned = self.config.unaligned_for(props.is_savepoint());
+        let mut per_vertex: BTreeMap<u32, u32> = BTreeMap::new();
+        for s in &plan.tasks_to_wait_for {
+            *per_vertex.entry(s.vertex).or_insert(0) += 1;
+        }
+        self.stats
+            .report_pending(id, now, props, unaligned, &per_vertex);
+        let pending = PendingCheckpoint::new(
+            id,
+            props,
+            now,
+            unaligned,
+            &plan.tasks_to_wait_for,
+            plan.tasks_to_commit_to,
+        );
+        self.pending.insert(id, pending);
+        fx.push(E::ScheduleTimer {
+            at: now.saturating_add(self.config.timeout),
+            timer: CoordinatorTimer::Expiry(id),
+        });
+        let trigger = TriggerTasks {
+            id,
+            timestamp: now,
+            props,
+            unaligned,
+            tasks: plan.tasks_to_trigger,
+        };
+        if self.async_trigger {
+            fx.push(E::TriggeringCheckpoint { id });
+            self.triggering = Some(trigger);
+        } else {
+            fx.push(trigger.effect());
+        }
+    }
+
+    /// The asynchronous part of triggering finished (`onTriggerSuccess`): trigger the tasks,
+    /// unless the checkpoint was aborted meanwhile, then look at the queue again.
+    pub(super) fn triggering_done(
+        &mut self,
+        now: Micros,
+        id: CheckpointId,
+        fx: &mut Vec<CoordinatorEffect>,
+    ) {
+        let Some(trigger) = self.triggering.take_if(|t| t.id == id) else {
+            return; // not the checkpoint being triggered: nothing to finish
+        };
+        if self.pending.contains_key(&id) {
+            fx.push(trigger.effect());
+        }
+        self.execute_queued_request(now, fx);
+    }
+
+    /// `DefaultCheckpointPlanCalculator`. With every task running: trigger the sources, wait for
+    /// and commit to all. After some tasks finished (`calculateAfterTasksFinished`): wait for and
+    /// commit to the running tasks, and trigger the running sources plus every running task whose
+    /// upstream has fully finished. Without the job graph's edges, "upstream" is approximated as
+    /// "every vertex with a smaller index" (vertices are numbered in topological order), which
+    /// is exact for pipelines and conservative for parallel branches.
+    pub(super) fn calculate_checkpoint_plan(
+        &self,
+    ) -> Result<CheckpointPlan, CheckpointFailureReason> {
+        let not_running = CheckpointFailureReason::NOT_ALL_REQUIRED_TASKS_RUNNING;
+        if self.all.is_empty() || self.sources.is_empty() {
+            return Err(not_running);
+        }
+        if self.finished.is_empty() {
+            return Ok(CheckpointPlan {
+                tasks_to_trigger: self.sources.clone(),
+                tasks_to_wait_for: self.all.clone(),
+                tasks_to_commit_to: self.all.clone(),
+            });
+        }
+        if !self.config.checkpoints_after_tasks_finish {
+            return Err(not_running);
+        }
+        let running: Vec<SubtaskId> = self
+            .all
+            .iter()
+            .copied()
+            .filter(|s| !self.finished.contains(s))
+            .collect();
+        let vertex_finished = |v: u32| {
+            self.all
+                .iter()
+                .filter(|s| s.vertex == v)
+                .all(|s| self.finished.contains(s))
+        };
+        let sources: BTreeSet<SubtaskId> = self.sources.iter().copied().collect();
+        let trigger: Vec<SubtaskId> = running
+            .iter()
+            .copied()
+            .filter(|s| {
+                sources.contains(s)
+                    || self
+                        .all
+                        .iter()
+                        .filter(|u| u.vertex < s.vertex)
+                        .all(|u| vertex_finished(u.vertex))
+            })
+            .collect();
+        if trigger.is_empty() {
+            return Err(not_running);
+        }
+        Ok(CheckpointPlan {
+            tasks_to_trigger: trigger,
+            tasks_to_wait_for: running.clone(),
+            tasks_to_commit_to: running,
+        })
+    }
+
+    /// `onTriggerFailure` without a pending checkpoint: stats count it as failed, the failure
+    /// manager sees it at job level, and a failed stop-with-savepoint restarts the scheduler.
+    pub(super) fn on_trigger_failure(
+        &mut self,
+        now: Micros,
+        props: CheckpointProperties,
+        reason: CheckpointFailureReason,
+        fx: &mut Vec<CoordinatorEffect>,
+    ) {
+        self.stats.report_failed_without_in_progress();
+        fx.push(E::RequestRejected { props, reason });
+        if let Some(message) = self
+            .failure_manager
+            .handle_checkpoint_exception(&props, reason, None, false)
+        {
+            fx.push(E::FailJob { reason: message });
+        }
+        if props.is_synchronous() {
+            self.restart_scheduler_after_failed_stop(now, reason, fx);
+        }
+    }
+
+    /// A failed stop-with-savepoint resumes periodic checkpoints (unless the coordinator itself
+    /// is going away).
+    pub(super) fn restart_scheduler_after_failed_stop(
+        &mut self,
+        now: Micros,
+        reason: CheckpointFailureReason,
+        fx: &mut Vec<CoordinatorEffect>,
+    ) {
+        let going_away = matches!(
+            reason,
+            CheckpointFailureReason::CHECKPOINT_COORDINATOR_SUSPEND
+                | CheckpointFailureReason::CHECKPOINT_COORDINATOR_SHUTDOWN
+        );
+        if !going_away && !self.shutdown && !self.periodic_scheduling {
+            self.start_checkpoint_scheduler(now, None, fx);
+        }
+    }
+}
+
+/// A checkpoint whose tasks are still to be triggered (while its triggering is asynchronous).
+#[derive(Debug, Clone)]
+pub(super) struct TriggerTasks {
+    pub(super) id: CheckpointId,
+    timestamp: Micros,
+    props: CheckpointProperties,
+    unaligned: bool,
+    tasks: Vec<SubtaskId>,
+}
+
+impl TriggerTasks {
+    fn effect(self) -> CoordinatorEffect {
+        E::TriggerTasks {
+            id: self.id,
+            timestamp: self.timestamp,
+            props: self.props,
+            unaligned: self.unaligned,
+            tasks: self.tasks,
+        }
+    }
+}
