@@ -96,6 +96,10 @@ fn handler(e: &HandlerEffect) -> String {
             bytes_processed_during_alignment,
             persisted_bytes
         ),
+        H::ConvertToPriorityEvent {
+            channel,
+            sequence_number,
+        } => format!("ConvertToPriorityEvent ch{channel} seq {sequence_number}"),
         H::Error { message } => format!("Error: {message}"),
     }
 }
@@ -124,6 +128,14 @@ pub fn input(i: &HandlerInput) -> String {
     match i {
         HandlerInput::Buffer { bytes, .. } => format!("buffer {bytes} B"),
         HandlerInput::Barrier { barrier, .. } => format!("barrier {}", barrier_name(barrier)),
+        HandlerInput::BarrierAnnouncement {
+            barrier,
+            sequence_number,
+            ..
+        } => format!(
+            "announcement of barrier {} (seq {sequence_number})",
+            barrier_name(barrier)
+        ),
         HandlerInput::CancelMarker { id, .. } => format!("cancel marker #{id}"),
         HandlerInput::EndOfPartition { .. } => "end of partition".into(),
         HandlerInput::AlignmentTimeout { id } => format!("alignment timeout #{id}"),
@@ -230,6 +242,20 @@ fn coordinator(e: &CoordinatorEffect) -> String {
         C::FailJob { reason } => format!("FailJob: {reason}"),
         C::Subsumed { id } => format!("Subsumed #{id}"),
         C::TriggeringCheckpoint { id } => format!("TriggeringCheckpoint #{id} (asynchronous)"),
+        C::CheckpointOperatorCoordinators { id, coordinators } => {
+            format!(
+                "CheckpointOperatorCoordinators #{id} -> {}",
+                coordinators.join(" ")
+            )
+        }
+        C::NotifyOperatorCoordinatorsComplete { id, coordinators } => format!(
+            "NotifyOperatorCoordinatorsComplete #{id} -> {}",
+            coordinators.join(" ")
+        ),
+        C::NotifyOperatorCoordinatorsAborted { id, coordinators } => format!(
+            "NotifyOperatorCoordinatorsAborted #{id} -> {}",
+            coordinators.join(" ")
+        ),
         C::WrongJob { id, subtask, job } => format!(
             "WrongJob #{id} from {}: job '{job}' is not this coordinator's",
             task_name(*subtask)

@@ -131,6 +131,14 @@ fn handler_state(out: &mut String, h: &HandlerSnapshot) {
         h.channels
     );
     let mut extra = Vec::new();
+    if !h.announced.is_empty() {
+        let parts: Vec<String> = h
+            .announced
+            .iter()
+            .map(|a| format!("ch{} (seq {})", a.channel, a.sequence_number))
+            .collect();
+        extra.push(format!("announced {}", parts.join(" ")));
+    }
     if !h.persisting_channels.is_empty() {
         extra.push(format!("persisting {}", channels(&h.persisting_channels)));
     }

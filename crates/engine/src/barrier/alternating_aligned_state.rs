@@ -7,6 +7,17 @@ use super::options::CheckpointBarrier;
 use super::state::BarrierHandlerState;
 use crate::types::ChannelIndex;
 
+/// The barrier is on its way: remember where it is, so a timeout can make it overtake the data.
+pub(super) fn announcement_received(
+    state: BarrierHandlerState,
+    core: &mut Core,
+    channel: ChannelIndex,
+    sequence_number: u32,
+) -> BarrierHandlerState {
+    core.add_seen_announcement(channel, sequence_number);
+    state
+}
+
 pub(super) fn barrier_received(
     state: BarrierHandlerState,
     core: &mut Core,
@@ -18,6 +29,7 @@ pub(super) fn barrier_received(
         return aligned_checkpoint_timeout(state, core, barrier)
             .barrier_received(core, channel, barrier);
     }
+    core.remove_seen_announcement(channel);
     core.block_channel(channel);
     if core.all_barriers_received() {
         core.trigger_global_checkpoint(barrier);
@@ -33,10 +45,11 @@ pub(super) fn barrier_received(
     BarrierHandlerState::AlternatingCollectingBarriers
 }
 
-/// Before any barrier only the state changes (the caller then handles the barrier unaligned);
-/// while collecting, the checkpoint is triggered unaligned at once and the channels without a
-/// barrier start recording. Blocked channels stay blocked: their upstream already sent the
-/// aligned barrier and everything after it belongs to the next checkpoint.
+/// Announced barriers overtake their channel's data either way. Before any barrier only the
+/// state changes (the caller then handles the barrier unaligned); while collecting, the
+/// checkpoint is triggered unaligned at once and the channels without a barrier start recording.
+/// Blocked channels stay blocked: their upstream already sent the aligned barrier and everything
+/// after it belongs to the next checkpoint.
 pub(super) fn aligned_checkpoint_timeout(
     state: BarrierHandlerState,
     core: &mut Core,
@@ -45,6 +58,7 @@ pub(super) fn aligned_checkpoint_timeout(
     if core.pending_started_aligned() {
         core.emit(HandlerEffect::SwitchedToUnaligned { id: barrier.id });
     }
+    core.prioritize_all_announcements();
     if state == BarrierHandlerState::AlternatingWaitingForFirstBarrier {
         return BarrierHandlerState::AlternatingWaitingForFirstBarrierUnaligned {
             alternating: true,
@@ -81,5 +95,6 @@ pub(super) fn end_of_partition_received(
 
 pub(super) fn finish_checkpoint(core: &mut Core) -> BarrierHandlerState {
     core.unblock_all_channels();
+    core.empty_state();
     BarrierHandlerState::AlternatingWaitingForFirstBarrier
 }

@@ -6,6 +6,17 @@ use super::options::CheckpointBarrier;
 use super::state::BarrierHandlerState;
 use crate::types::{ChannelIndex, CheckpointId};
 
+/// Already unaligned: the announced barrier overtakes its channel's data at once.
+pub(super) fn announcement_received(
+    state: BarrierHandlerState,
+    core: &mut Core,
+    channel: ChannelIndex,
+    sequence_number: u32,
+) -> BarrierHandlerState {
+    core.convert_to_priority_event(channel, sequence_number);
+    state
+}
+
 pub(super) fn barrier_received(
     state: BarrierHandlerState,
     core: &mut Core,

@@ -1,8 +1,8 @@
-//! What the handler states act on: Flink's `ChannelState` (blocked channels) plus the
+//! What the handler states act on: Flink's `ChannelState` (blocked and announced channels) plus the
 //! `BarrierHandlerState.Controller` the handler gives its states (trigger, alignment checks,
 //! input channel-state start/stop). States only touch the task through [`Core::emit`].
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -17,6 +17,10 @@ pub(super) struct Core {
     pub num_channels: u32,
     /// `ChannelState.blockedChannels`: aligned barrier consumed, upstream stopped sending.
     pub blocked: BTreeSet<ChannelIndex>,
+    /// `ChannelState.sequenceNumberInAnnouncedChannels`: announcement seen, barrier not yet; the
+    /// barrier's sequence number. Only the aligned-with-timeout states keep them.
+    #[serde(default)]
+    pub announced: BTreeMap<ChannelIndex, u32>,
     /// Channels that delivered `EndOfPartition`.
     pub finished: BTreeSet<ChannelIndex>,
     /// `alignedChannels`: barrier (or end of partition) seen for the pending checkpoint.
@@ -36,6 +40,7 @@ impl Core {
         Core {
             num_channels,
             blocked: BTreeSet::new(),
+            announced: BTreeMap::new(),
             finished: BTreeSet::new(),
             aligned: BTreeSet::new(),
             target_channel_count: 0,
@@ -64,9 +69,11 @@ impl Core {
         }
     }
 
-    /// `ChannelState.channelFinished`: a finished channel is neither blocked nor recording.
+    /// `ChannelState.channelFinished`: a finished channel is neither blocked, announced nor
+    /// recording.
     pub fn channel_finished(&mut self, channel: ChannelIndex) {
         self.blocked.remove(&channel);
+        self.announced.remove(&channel);
         if let Some(id) = self.persister.persisting_for(channel) {
             self.emit(HandlerEffect::StopPersisting { channel, id });
         }
@@ -78,6 +85,35 @@ impl Core {
         for channel in blocked {
             self.emit(HandlerEffect::ResumeConsumption { channel });
         }
+    }
+
+    pub fn add_seen_announcement(&mut self, channel: ChannelIndex, sequence_number: u32) {
+        self.announced.insert(channel, sequence_number);
+    }
+
+    /// The channel's barrier arrived: nothing left to prioritize there.
+    pub fn remove_seen_announcement(&mut self, channel: ChannelIndex) {
+        self.announced.remove(&channel);
+    }
+
+    /// `ChannelState.prioritizeAllAnnouncements`, on the switch to unaligned: every announced
+    /// barrier overtakes its channel's data, so the checkpoint need not wait for that data.
+    pub fn prioritize_all_announcements(&mut self) {
+        for (channel, sequence_number) in std::mem::take(&mut self.announced) {
+            self.convert_to_priority_event(channel, sequence_number);
+        }
+    }
+
+    pub fn convert_to_priority_event(&mut self, channel: ChannelIndex, sequence_number: u32) {
+        self.emit(HandlerEffect::ConvertToPriorityEvent {
+            channel,
+            sequence_number,
+        });
+    }
+
+    /// `ChannelState.emptyState`: the checkpoint is over, its announcements with it.
+    pub fn empty_state(&mut self) {
+        self.announced.clear();
     }
 
     pub fn all_barriers_received(&self) -> bool {

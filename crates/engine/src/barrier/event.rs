@@ -14,6 +14,16 @@ pub enum HandlerInput {
         channel: ChannelIndex,
         barrier: CheckpointBarrier,
     },
+    /// `EventAnnouncement` of a barrier still queued behind data on `channel`
+    /// (`processBarrierAnnouncement`): a remote input channel announces an aligned barrier with a
+    /// timeout as soon as it receives it, so the alignment (and its timer) can start before the
+    /// barrier is polled. `sequence_number` is the barrier's place in the channel, which
+    /// [`HandlerEffect::ConvertToPriorityEvent`] names.
+    BarrierAnnouncement {
+        channel: ChannelIndex,
+        barrier: CheckpointBarrier,
+        sequence_number: u32,
+    },
     /// `CancelCheckpointMarker`: upstream declined checkpoint `id`.
     CancelMarker {
         channel: ChannelIndex,
@@ -102,6 +112,14 @@ pub enum HandlerEffect {
         alignment_duration: Micros,
         bytes_processed_during_alignment: u64,
         persisted_bytes: u64,
+    },
+    /// `convertToPriorityEvent(channel, sequenceNumber)` on the inputs (`CheckpointableInput`): the
+    /// announced barrier overtakes the data queued before it in its channel, so the gate hands
+    /// it out next; the overtaken buffers are part of the checkpoint's channel state. Only a
+    /// barrier announcement leads to one, and the simulation sends none yet.
+    ConvertToPriorityEvent {
+        channel: ChannelIndex,
+        sequence_number: u32,
     },
     /// Impossible input (unknown channel, data on a blocked channel, …); the input was dropped.
     Error { message: String },

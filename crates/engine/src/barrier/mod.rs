@@ -47,6 +47,8 @@ pub trait BarrierHandler {
     fn pending_checkpoint_ids(&self) -> Vec<CheckpointId>;
     fn num_open_channels(&self) -> u32;
     fn persister(&self) -> &ChannelStatePersister;
+    /// `isDuringAlignment`: the alignment metrics of a checkpoint are running.
+    fn is_during_alignment(&self) -> bool;
 }
 
 impl BarrierHandler for CheckpointBarrierTracker {
@@ -77,6 +79,9 @@ impl BarrierHandler for CheckpointBarrierTracker {
     fn persister(&self) -> &ChannelStatePersister {
         CheckpointBarrierTracker::persister(self)
     }
+    fn is_during_alignment(&self) -> bool {
+        CheckpointBarrierTracker::is_during_alignment(self)
+    }
 }
 
 impl BarrierHandler for SingleCheckpointBarrierHandler {
@@ -106,6 +111,9 @@ impl BarrierHandler for SingleCheckpointBarrierHandler {
     }
     fn persister(&self) -> &ChannelStatePersister {
         SingleCheckpointBarrierHandler::persister(self)
+    }
+    fn is_during_alignment(&self) -> bool {
+        SingleCheckpointBarrierHandler::is_during_alignment(self)
     }
 }
 
@@ -154,6 +162,14 @@ impl AnyBarrierHandler {
         }
     }
 
+    /// See [`SingleCheckpointBarrierHandler::announced_channels`]; the tracker keeps none.
+    pub fn announced_channels(&self) -> Vec<(ChannelIndex, u32)> {
+        match self {
+            AnyBarrierHandler::Tracker(_) => Vec::new(),
+            AnyBarrierHandler::Single(s) => s.announced_channels(),
+        }
+    }
+
     fn inner(&self) -> &dyn BarrierHandler {
         match self {
             AnyBarrierHandler::Tracker(t) => t,
@@ -195,5 +211,8 @@ impl BarrierHandler for AnyBarrierHandler {
     }
     fn persister(&self) -> &ChannelStatePersister {
         self.inner().persister()
+    }
+    fn is_during_alignment(&self) -> bool {
+        self.inner().is_during_alignment()
     }
 }

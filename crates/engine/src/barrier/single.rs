@@ -139,6 +139,21 @@ impl SingleCheckpointBarrierHandler {
         &self.core.persister
     }
 
+    /// `isDuringAlignment`: the first barrier (or end of partition) of the pending checkpoint
+    /// started the alignment metrics, and the last has not ended them.
+    pub fn is_during_alignment(&self) -> bool {
+        self.core.metrics.is_during_alignment()
+    }
+
+    /// Channels whose barrier was announced but has not arrived, with its sequence number.
+    pub fn announced_channels(&self) -> Vec<(ChannelIndex, u32)> {
+        self.core
+            .announced
+            .iter()
+            .map(|(channel, seq)| (*channel, *seq))
+            .collect()
+    }
+
     /// Frees the persisted-bytes accounting of checkpoints `<= id` once the task is done with it.
     pub fn discard_persisted_up_to(&mut self, id: CheckpointId) {
         self.core.persister.discard_up_to(id);
@@ -163,6 +178,15 @@ impl SingleCheckpointBarrierHandler {
             HandlerInput::Barrier { channel, barrier } => {
                 if self.check_open_channel(channel, "barrier") {
                     self.process_barrier(channel, barrier);
+                }
+            }
+            HandlerInput::BarrierAnnouncement {
+                channel,
+                barrier,
+                sequence_number,
+            } => {
+                if self.check_open_channel(channel, "barrier announcement") {
+                    self.process_barrier_announcement(channel, barrier, sequence_number);
                 }
             }
             HandlerInput::CancelMarker { channel, id } => {
@@ -274,7 +298,32 @@ impl SingleCheckpointBarrierHandler {
         }
     }
 
-    /// First barrier of a newer id: a pending older checkpoint is subsumed.
+    /// `processBarrierAnnouncement`: the barrier is still queued behind data, but its announcement
+    /// already starts a newer checkpoint and its alignment timer. Every mode does that much; what
+    /// the state makes of the announcement depends on the mode.
+    fn process_barrier_announcement(
+        &mut self,
+        channel: ChannelIndex,
+        barrier: CheckpointBarrier,
+        sequence_number: u32,
+    ) {
+        self.check_new_checkpoint(barrier);
+        let id = barrier.id;
+        let current = self.current_checkpoint_id;
+        if current.is_some_and(|c| c > id) || (current == Some(id) && !self.is_checkpoint_pending())
+        {
+            return;
+        }
+        self.state = self
+            .state
+            .announcement_received(&mut self.core, channel, sequence_number);
+        // A timer already due runs right after, as Flink's zero-delay timer would.
+        if std::mem::take(&mut self.timer_due_now) {
+            self.fire_alignment_timer(id);
+        }
+    }
+
+    /// First barrier (or announcement) of a newer id: a pending older checkpoint is subsumed.
     fn check_new_checkpoint(&mut self, barrier: CheckpointBarrier) {
         if self.current_checkpoint_id.is_some_and(|c| c >= barrier.id) {
             return;

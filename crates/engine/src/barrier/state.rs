@@ -70,6 +70,31 @@ impl BarrierHandlerState {
         }
     }
 
+    /// `announcementReceived`: only the states that may still switch to unaligned care.
+    pub(super) fn announcement_received(
+        self,
+        core: &mut Core,
+        channel: ChannelIndex,
+        sequence_number: u32,
+    ) -> BarrierHandlerState {
+        match self.family() {
+            // Aligned without timeout: the barrier must be waited for anyway.
+            Family::Aligned => self,
+            Family::AlternatingAligned => alternating_aligned_state::announcement_received(
+                self,
+                core,
+                channel,
+                sequence_number,
+            ),
+            Family::Unaligned => alternating_unaligned_state::announcement_received(
+                self,
+                core,
+                channel,
+                sequence_number,
+            ),
+        }
+    }
+
     pub(super) fn aligned_checkpoint_timeout(
         self,
         core: &mut Core,

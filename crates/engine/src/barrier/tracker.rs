@@ -109,6 +109,11 @@ impl CheckpointBarrierTracker {
         &self.persister
     }
 
+    /// `isDuringAlignment`: between the first and the last barrier of a checkpoint.
+    pub fn is_during_alignment(&self) -> bool {
+        self.metrics.is_during_alignment()
+    }
+
     pub fn handle(&mut self, now: Micros, input: HandlerInput) -> Vec<HandlerEffect> {
         let mut out = Vec::new();
         self.handle_into(now, input, &mut out);
@@ -130,6 +135,10 @@ impl CheckpointBarrierTracker {
                 if self.check_open_channel(channel, "barrier") {
                     self.process_barrier(channel, barrier);
                 }
+            }
+            // At-least-once never waits for a barrier, so its announcement means nothing.
+            HandlerInput::BarrierAnnouncement { channel, .. } => {
+                self.check_open_channel(channel, "barrier announcement");
             }
             HandlerInput::CancelMarker { channel, id } => {
                 if self.check_open_channel(channel, "cancel marker") {

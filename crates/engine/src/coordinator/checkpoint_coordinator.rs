@@ -64,6 +64,8 @@ pub struct CheckpointCoordinator {
     pub(super) async_trigger: bool,
     /// `isTriggering`: the checkpoint whose asynchronous triggering has not finished.
     pub(super) triggering: Option<TriggerTasks>,
+    /// `coordinatorsToCheckpoint`, by name (the simulation's jobs have none).
+    pub(super) operator_coordinators: Vec<String>,
     /// The first start uses the random initial delay; later starts wait min-pause.
     pub(super) scheduler_started_once: bool,
     /// `nextCheckpointTriggeringRelativeTime` while the `ScheduledTrigger` is armed.
@@ -103,6 +105,7 @@ impl CheckpointCoordinator {
             periodic_scheduling: false,
             async_trigger: false,
             triggering: None,
+            operator_coordinators: Vec::new(),
             scheduler_started_once: false,
             next_periodic_at: None,
             last_completion: None,
@@ -115,6 +118,13 @@ impl CheckpointCoordinator {
     /// one step).
     pub fn with_async_trigger(mut self) -> Self {
         self.async_trigger = true;
+        self
+    }
+
+    /// Operator coordinators (a FLIP-27 source's `SourceCoordinator`, …) that checkpoint before
+    /// the tasks are triggered and are told of completions and aborts.
+    pub fn with_operator_coordinators(mut self, names: Vec<String>) -> Self {
+        self.operator_coordinators = names;
         self
     }
 
@@ -218,6 +228,12 @@ impl CheckpointCoordinator {
                 ..
             } => self.receive_decline_message(now, id, subtask, reason, &mut fx),
             CoordinatorInput::TriggeringDone { id } => self.triggering_done(now, id, &mut fx),
+            CoordinatorInput::OperatorCoordinatorAck { id, coordinator } => {
+                self.operator_coordinator_ack(now, id, &coordinator, &mut fx)
+            }
+            CoordinatorInput::OperatorCoordinatorFailed { id, .. } => {
+                self.operator_coordinator_failed(now, id, &mut fx)
+            }
             CoordinatorInput::ExpiryTimerFired { id } => {
                 if self.pending.contains_key(&id) {
                     self.abort_pending_checkpoint(
@@ -445,7 +461,7 @@ impl CheckpointCoordinator {
     /// `reportCompletedCheckpoint`, `cleanupAfterCompletedCheckpoint` (`dropSubsumedCheckpoints`,
     /// `sendAcknowledgeMessages`; skipped for non-synchronous savepoints), then
     /// `scheduleTriggerRequest`.
-    fn complete_pending_checkpoint(
+    pub(super) fn complete_pending_checkpoint(
         &mut self,
         now: Micros,
         id: CheckpointId,
@@ -496,13 +512,19 @@ impl CheckpointCoordinator {
                 id,
                 tasks: pending.tasks_to_commit.clone(),
             });
+            if !self.operator_coordinators.is_empty() {
+                fx.push(E::NotifyOperatorCoordinatorsComplete {
+                    id,
+                    coordinators: self.operator_coordinators.clone(),
+                });
+            }
         }
         self.execute_queued_request(now, fx);
     }
 
     /// `abortPendingCheckpoint`: stats, failure manager, `sendAbortedMessages`, and (unless the
     /// caller will) `scheduleTriggerRequest`. `from_task` marks a decline by a task attempt.
-    fn abort_pending_checkpoint(
+    pub(super) fn abort_pending_checkpoint(
         &mut self,
         now: Micros,
         id: CheckpointId,
@@ -514,6 +536,9 @@ impl CheckpointCoordinator {
         let Some(pending) = self.pending.remove(&id) else {
             return;
         };
+        // Aborting fails the master-trigger promise: a triggering in flight ends
+        // (`onTriggerFailure`), and the queue is examined again below or by the caller.
+        let was_triggering = self.triggering.take_if(|t| t.id == id).is_some();
         fx.push(E::CancelTimer {
             timer: CoordinatorTimer::Expiry(id),
         });
@@ -523,6 +548,12 @@ impl CheckpointCoordinator {
             id,
             tasks: pending.tasks_to_commit.clone(),
         });
+        if !self.operator_coordinators.is_empty() {
+            fx.push(E::NotifyOperatorCoordinatorsAborted {
+                id,
+                coordinators: self.operator_coordinators.clone(),
+            });
+        }
         if let Some(message) = self.failure_manager.handle_checkpoint_exception(
             &pending.props,
             reason,
@@ -534,7 +565,7 @@ impl CheckpointCoordinator {
         if pending.props.is_synchronous() {
             self.restart_scheduler_after_failed_stop(now, reason, fx);
         }
-        if reexamine_queue {
+        if reexamine_queue || was_triggering {
             self.execute_queued_request(now, fx);
         }
     }

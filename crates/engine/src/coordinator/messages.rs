@@ -45,8 +45,19 @@ pub enum CoordinatorInput {
         subtask: SubtaskId,
         reason: CheckpointFailureReason,
     },
-    /// The asynchronous part of triggering `id` finished (only with `with_async_trigger`).
+    /// The asynchronous part of triggering `id` finished (only with `with_async_trigger`):
+    /// its storage location is initialized and master hooks are snapshotted.
     TriggeringDone { id: CheckpointId },
+    /// An operator coordinator's checkpoint of `id` completed (`acknowledgeCoordinatorState`).
+    OperatorCoordinatorAck {
+        id: CheckpointId,
+        coordinator: String,
+    },
+    /// An operator coordinator's checkpoint of `id` failed: the trigger fails.
+    OperatorCoordinatorFailed {
+        id: CheckpointId,
+        coordinator: String,
+    },
     /// The `CheckpointCanceller` for `id` fired.
     ExpiryTimerFired { id: CheckpointId },
     /// `failUnacknowledgedPendingCheckpointsFor`: a task failed; pending checkpoints it has not
@@ -77,6 +88,22 @@ pub enum CoordinatorEffect {
     /// follows on `TriggeringDone` (only with `with_async_trigger`).
     TriggeringCheckpoint {
         id: CheckpointId,
+    },
+    /// `OperatorCoordinatorCheckpoints.triggerAndAcknowledgeAllCoordinatorCheckpoints`: each
+    /// named coordinator checkpoints `id` before any task is triggered.
+    CheckpointOperatorCoordinators {
+        id: CheckpointId,
+        coordinators: Vec<String>,
+    },
+    /// `notifyCheckpointComplete` to each operator coordinator.
+    NotifyOperatorCoordinatorsComplete {
+        id: CheckpointId,
+        coordinators: Vec<String>,
+    },
+    /// `notifyCheckpointAborted` to each operator coordinator.
+    NotifyOperatorCoordinatorsAborted {
+        id: CheckpointId,
+        coordinators: Vec<String>,
     },
     /// `triggerTasks`: `Execution.triggerCheckpoint` RPC to each task.
     TriggerTasks {

@@ -57,6 +57,11 @@ pub struct PendingCheckpoint {
     acknowledged: BTreeMap<SubtaskId, SubtaskAck>,
     /// The plan's tasks to commit to (notify complete / aborted).
     pub tasks_to_commit: Vec<SubtaskId>,
+    /// `notYetAcknowledgedOperatorCoordinators`, by name.
+    coordinators_not_yet_acknowledged: BTreeSet<String>,
+    /// The master side (storage location, master hooks) is still being triggered
+    /// (`notYetAcknowledgedMasterStates`); only with asynchronous triggering.
+    master_state_pending: bool,
 }
 
 impl PendingCheckpoint {
@@ -76,7 +81,40 @@ impl PendingCheckpoint {
             not_yet_acknowledged: tasks_to_wait_for.iter().copied().collect(),
             acknowledged: BTreeMap::new(),
             tasks_to_commit,
+            coordinators_not_yet_acknowledged: BTreeSet::new(),
+            master_state_pending: false,
         }
+    }
+
+    /// The master side must acknowledge before the checkpoint can complete.
+    pub fn with_master_state_pending(mut self) -> Self {
+        self.master_state_pending = true;
+        self
+    }
+
+    /// `acknowledgeMasterState`.
+    pub fn acknowledge_master_state(&mut self) {
+        self.master_state_pending = false;
+    }
+
+    /// Operator coordinators whose checkpoint this one waits for.
+    pub fn with_coordinators(mut self, names: &[String]) -> Self {
+        self.coordinators_not_yet_acknowledged = names.iter().cloned().collect();
+        self
+    }
+
+    /// `acknowledgeCoordinatorState`: true when `name` was still awaited.
+    pub fn acknowledge_coordinator(&mut self, name: &str) -> bool {
+        self.coordinators_not_yet_acknowledged.remove(name)
+    }
+
+    /// `areCoordinatorsFullyAcknowledged`.
+    pub fn are_coordinators_fully_acknowledged(&self) -> bool {
+        self.coordinators_not_yet_acknowledged.is_empty()
+    }
+
+    pub fn coordinators_not_yet_acknowledged(&self) -> impl Iterator<Item = &String> {
+        self.coordinators_not_yet_acknowledged.iter()
     }
 
     /// `acknowledgeTask`.
@@ -104,8 +142,11 @@ impl PendingCheckpoint {
         }
     }
 
+    /// `isFullyAcknowledged`: every task, operator coordinator and master state.
     pub fn is_fully_acknowledged(&self) -> bool {
         self.not_yet_acknowledged.is_empty()
+            && self.are_coordinators_fully_acknowledged()
+            && !self.master_state_pending
     }
 
     pub fn is_acknowledged_by(&self, subtask: SubtaskId) -> bool {

@@ -875,3 +875,81 @@ fn messages_for_another_job_are_ignored() {
         .iter()
         .any(|e| matches!(e, CoordinatorEffect::CheckpointAborted { id: 1, .. })));
 }
+
+/// Operator coordinators checkpoint before the tasks are triggered: the tasks wait for every
+/// coordinator and the master side, and the coordinators hear of completions and aborts.
+#[test]
+fn operator_coordinators_checkpoint_before_the_tasks() {
+    let names = vec!["source-coordinator".to_string()];
+    let mut c = coordinator(config(10))
+        .with_async_trigger()
+        .with_operator_coordinators(names.clone());
+    let fx = user_trigger(&mut c, 0);
+    assert!(
+        fx.contains(&CoordinatorEffect::CheckpointOperatorCoordinators {
+            id: 1,
+            coordinators: names.clone()
+        })
+    );
+    // The master side alone does not finish the triggering.
+    assert!(triggered(&c.handle(1, CoordinatorInput::TriggeringDone { id: 1 })).is_empty());
+    let fx = c.handle(
+        2,
+        CoordinatorInput::OperatorCoordinatorAck {
+            id: 1,
+            coordinator: names[0].clone(),
+        },
+    );
+    assert_eq!(triggered(&fx), [1]);
+    let fx = ack_all(&mut c, 3, 1);
+    assert!(
+        fx.contains(&CoordinatorEffect::NotifyOperatorCoordinatorsComplete {
+            id: 1,
+            coordinators: names.clone()
+        })
+    );
+    // A coordinator that fails its checkpoint fails the trigger.
+    user_trigger(&mut c, 4);
+    let fx = c.handle(
+        5,
+        CoordinatorInput::OperatorCoordinatorFailed {
+            id: 2,
+            coordinator: names[0].clone(),
+        },
+    );
+    assert!(fx.contains(&CoordinatorEffect::CheckpointAborted {
+        id: 2,
+        reason: CheckpointFailureReason::TRIGGER_CHECKPOINT_FAILURE
+    }));
+    assert!(
+        fx.contains(&CoordinatorEffect::NotifyOperatorCoordinatorsAborted {
+            id: 2,
+            coordinators: names
+        })
+    );
+    assert_eq!(c.triggering_checkpoint(), None);
+}
+
+/// With asynchronous triggering a checkpoint completes only once its master side is in too
+/// (tasks acknowledged early are completed by `triggerCheckpointRequest`), and aborting the
+/// checkpoint being triggered ends the triggering.
+#[test]
+fn async_trigger_waits_for_the_master_side_and_ends_on_abort() {
+    let mut c = coordinator(config(10)).with_async_trigger();
+    user_trigger(&mut c, 0);
+    let fx = ack_all(&mut c, 1, 1);
+    assert!(!fx
+        .iter()
+        .any(|e| matches!(e, CoordinatorEffect::CheckpointCompleted { .. })));
+    let fx = c.handle(2, CoordinatorInput::TriggeringDone { id: 1 });
+    assert_eq!(triggered(&fx), [1]);
+    assert!(fx
+        .iter()
+        .any(|e| matches!(e, CoordinatorEffect::CheckpointCompleted { .. })));
+    user_trigger(&mut c, 3);
+    user_trigger(&mut c, 4);
+    assert_eq!(c.triggering_checkpoint(), Some(2));
+    let fx = c.handle(5, CoordinatorInput::ExpiryTimerFired { id: 2 });
+    assert!(fx.contains(&CoordinatorEffect::TriggeringCheckpoint { id: 3 }));
+    assert_eq!(c.triggering_checkpoint(), Some(3));
+}

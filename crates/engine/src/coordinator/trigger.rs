@@ -103,6 +103,13 @@ impl CheckpointCoordinator {
         }
         self.stats
             .report_pending(id, now, props, unaligned, &per_vertex);
+        let coordinators = &self.operator_coordinators;
+        // Triggered in one step, the coordinators' checkpoints complete within it too.
+        let awaited: &[String] = if self.async_trigger {
+            coordinators
+        } else {
+            &[]
+        };
         let pending = PendingCheckpoint::new(
             id,
             props,
@@ -110,13 +117,26 @@ impl CheckpointCoordinator {
             unaligned,
             &plan.tasks_to_wait_for,
             plan.tasks_to_commit_to,
-        );
+        )
+        .with_coordinators(awaited);
+        let pending = if self.async_trigger {
+            pending.with_master_state_pending()
+        } else {
+            pending
+        };
         self.pending.insert(id, pending);
+        if !coordinators.is_empty() {
+            fx.push(E::CheckpointOperatorCoordinators {
+                id,
+                coordinators: coordinators.clone(),
+            });
+        }
         fx.push(E::ScheduleTimer {
             at: now.saturating_add(self.config.timeout),
             timer: CoordinatorTimer::Expiry(id),
         });
         let trigger = TriggerTasks {
+            master_done: false,
             id,
             timestamp: now,
             props,
@@ -131,19 +151,75 @@ impl CheckpointCoordinator {
         }
     }
 
-    /// The asynchronous part of triggering finished (`onTriggerSuccess`): trigger the tasks,
-    /// unless the checkpoint was aborted meanwhile, then look at the queue again.
+    /// The storage location and master hooks of the checkpoint being triggered are done.
     pub(super) fn triggering_done(
         &mut self,
         now: Micros,
         id: CheckpointId,
         fx: &mut Vec<CoordinatorEffect>,
     ) {
-        let Some(trigger) = self.triggering.take_if(|t| t.id == id) else {
-            return; // not the checkpoint being triggered: nothing to finish
+        if let Some(t) = self.triggering.as_mut().filter(|t| t.id == id) {
+            t.master_done = true;
+            if let Some(pending) = self.pending.get_mut(&id) {
+                pending.acknowledge_master_state();
+            }
+            self.maybe_finish_triggering(now, fx);
+        }
+    }
+
+    /// `acknowledgeCoordinatorState`; the last one may finish the triggering.
+    pub(super) fn operator_coordinator_ack(
+        &mut self,
+        now: Micros,
+        id: CheckpointId,
+        coordinator: &str,
+        fx: &mut Vec<CoordinatorEffect>,
+    ) {
+        if let Some(pending) = self.pending.get_mut(&id) {
+            pending.acknowledge_coordinator(coordinator);
+        }
+        if self.triggering.as_ref().is_some_and(|t| t.id == id) {
+            self.maybe_finish_triggering(now, fx);
+        }
+    }
+
+    /// A coordinator's checkpoint failed while triggering: `onTriggerFailure(checkpoint, …)`
+    /// aborts the pending checkpoint and looks at the queue again.
+    pub(super) fn operator_coordinator_failed(
+        &mut self,
+        now: Micros,
+        id: CheckpointId,
+        fx: &mut Vec<CoordinatorEffect>,
+    ) {
+        if self.triggering.take_if(|t| t.id == id).is_some() {
+            let reason = CheckpointFailureReason::TRIGGER_CHECKPOINT_FAILURE;
+            self.abort_pending_checkpoint(now, id, reason, false, true, fx);
+        }
+    }
+
+    /// `onTriggerSuccess` once the master side is done and every coordinator acknowledged:
+    /// trigger the tasks, unless the checkpoint was aborted meanwhile, then look at the queue.
+    fn maybe_finish_triggering(&mut self, now: Micros, fx: &mut Vec<CoordinatorEffect>) {
+        let ready = self.triggering.as_ref().is_some_and(|t| {
+            t.master_done
+                && self
+                    .pending
+                    .get(&t.id)
+                    .is_none_or(|p| p.are_coordinators_fully_acknowledged())
+        });
+        let Some(trigger) = self.triggering.take_if(|_| ready) else {
+            return;
         };
-        if self.pending.contains_key(&id) {
+        let id = trigger.id;
+        if let Some(pending) = self.pending.get(&id) {
+            let complete = pending.is_fully_acknowledged();
             fx.push(trigger.effect());
+            // `triggerCheckpointRequest`: the tasks may have acknowledged already (a source
+            // whose checkpoints are induced externally, by a master hook).
+            if complete {
+                self.complete_pending_checkpoint(now, id, fx);
+                return; // completion examines the queue itself
+            }
         }
         self.execute_queued_request(now, fx);
     }
@@ -251,6 +327,8 @@ impl CheckpointCoordinator {
 #[derive(Debug, Clone)]
 pub(super) struct TriggerTasks {
     pub(super) id: CheckpointId,
+    /// `TriggeringDone` arrived (location and master hooks).
+    master_done: bool,
     timestamp: Micros,
     props: CheckpointProperties,
     unaligned: bool,

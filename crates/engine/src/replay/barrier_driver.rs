@@ -7,8 +7,8 @@ use serde_json::Value;
 
 use super::barrier_script::{BarrierScript, BarrierStep, BARRIER_STEP_KINDS, MAX_CHANNELS};
 use super::report::{
-    AlignmentTimer, DriverNote, Effect, Emitted, HandlerSnapshot, HeldEvents, Machine,
-    MachineState, PersistedBytes, ReplayReport, ReplayStart, ReplayStep, Via,
+    AlignmentTimer, AnnouncedBarrier, DriverNote, Effect, Emitted, HandlerSnapshot, HeldEvents,
+    Machine, MachineState, PersistedBytes, ReplayReport, ReplayStart, ReplayStep, Via,
 };
 use super::{parse_script, parse_step, step_error, MAX_TIMERS_PER_ADVANCE};
 use crate::barrier::{
@@ -117,6 +117,11 @@ impl BarrierDriver {
                 bytes: b.bytes.0,
             }),
             BarrierStep::Barrier(spec) => {
+                let input = spec.to_input(self.machine, self.now)?;
+                self.deliver(input);
+            }
+            // The barrier is still upstream while its channel is blocked, so is its announcement.
+            BarrierStep::Announcement(spec) => {
                 let input = spec.to_input(self.machine, self.now)?;
                 self.deliver(input);
             }
@@ -256,6 +261,15 @@ impl BarrierDriver {
             aligned_channels: h.aligned_channels(),
             channels: self.channels,
             open_channels: h.num_open_channels(),
+            during_alignment: h.is_during_alignment(),
+            announced: h
+                .announced_channels()
+                .into_iter()
+                .map(|(channel, sequence_number)| AnnouncedBarrier {
+                    channel,
+                    sequence_number,
+                })
+                .collect(),
             persisting_channels: persister.persisting_channels(),
             persisted,
             alignment_timer: self
@@ -277,6 +291,7 @@ fn channel_of(input: &HandlerInput) -> Option<ChannelIndex> {
     match *input {
         HandlerInput::Buffer { channel, .. }
         | HandlerInput::Barrier { channel, .. }
+        | HandlerInput::BarrierAnnouncement { channel, .. }
         | HandlerInput::CancelMarker { channel, .. }
         | HandlerInput::EndOfPartition { channel } => Some(channel),
         HandlerInput::AlignmentTimeout { .. } => None,

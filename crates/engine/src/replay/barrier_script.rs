@@ -35,6 +35,7 @@ fn default_true() -> bool {
 pub const BARRIER_STEP_KINDS: &[&str] = &[
     "buffer",
     "barrier",
+    "announcement",
     "cancel",
     "end_of_partition",
     "advance",
@@ -46,6 +47,8 @@ pub const BARRIER_STEP_KINDS: &[&str] = &[
 pub enum BarrierStep {
     Buffer(BufferStep),
     Barrier(BarrierStepSpec),
+    /// The barrier's `EventAnnouncement`, ahead of the barrier itself.
+    Announcement(AnnouncementStep),
     Cancel(CancelStep),
     EndOfPartition(ChannelStep),
     /// Move the clock; a due alignment timer fires on the way.
@@ -74,6 +77,22 @@ pub struct BarrierStepSpec {
     pub alignment: Option<AlignmentSpec>,
     /// The aligned checkpoint timeout (`aligned-with-timeout` only).
     pub timeout: Option<Dur>,
+}
+
+/// The barrier step's fields (the barrier announced) and where the barrier sits in its channel.
+/// Written out rather than flattened: serde cannot flatten with `deny_unknown_fields`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AnnouncementStep {
+    pub channel: ChannelIndex,
+    pub id: CheckpointId,
+    pub timestamp: Option<Dur>,
+    #[serde(default)]
+    pub kind: KindSpec,
+    pub alignment: Option<AlignmentSpec>,
+    pub timeout: Option<Dur>,
+    /// The barrier's sequence number in its channel (`EventAnnouncement.getSequenceNumber`).
+    pub sequence_number: u32,
 }
 
 #[derive(Debug, Clone, Copy, Default, Deserialize)]
@@ -121,10 +140,38 @@ fn default_alignment(machine: Machine, kind: KindSpec) -> AlignmentSpec {
     }
 }
 
+impl AnnouncementStep {
+    /// The `HandlerInput::BarrierAnnouncement` this step stands for. The barrier is read exactly
+    /// as a `barrier` step's; Flink's input channels announce only aligned barriers with a
+    /// timeout, but the handlers take any, as Flink's own tests feed them.
+    pub fn to_input(&self, machine: Machine, now: Micros) -> Result<HandlerInput, String> {
+        let spec = BarrierStepSpec {
+            channel: self.channel,
+            id: self.id,
+            timestamp: self.timestamp,
+            kind: self.kind,
+            alignment: self.alignment,
+            timeout: self.timeout,
+        };
+        Ok(HandlerInput::BarrierAnnouncement {
+            channel: self.channel,
+            barrier: spec.to_barrier(machine, now)?,
+            sequence_number: self.sequence_number,
+        })
+    }
+}
+
 impl BarrierStepSpec {
     /// The `HandlerInput::Barrier` this step stands for; `now` is the default timestamp.
-    /// Combinations Flink never produces are refused here, with the reason.
     pub fn to_input(&self, machine: Machine, now: Micros) -> Result<HandlerInput, String> {
+        Ok(HandlerInput::Barrier {
+            channel: self.channel,
+            barrier: self.to_barrier(machine, now)?,
+        })
+    }
+
+    /// Combinations Flink never produces are refused here, with the reason.
+    fn to_barrier(&self, machine: Machine, now: Micros) -> Result<CheckpointBarrier, String> {
         let alignment = self
             .alignment
             .unwrap_or_else(|| default_alignment(machine, self.kind));
@@ -166,13 +213,10 @@ impl BarrierStepSpec {
             },
             aligned_checkpoint_timeout: timeout,
         };
-        Ok(HandlerInput::Barrier {
-            channel: self.channel,
-            barrier: CheckpointBarrier {
-                id: self.id,
-                timestamp: self.timestamp.map_or(now, |d| d.0),
-                options,
-            },
+        Ok(CheckpointBarrier {
+            id: self.id,
+            timestamp: self.timestamp.map_or(now, |d| d.0),
+            options,
         })
     }
 }

@@ -28,10 +28,14 @@ pub(super) fn run(value: Value) -> Result<ReplayReport, String> {
     let config = coordinator_config(&script.config)?;
     let (sources, all) = script.tasks.plan()?;
     let mut driver = CoordinatorDriver {
-        coordinator: if script.async_trigger {
-            CheckpointCoordinator::new(config, JOB_ID).with_async_trigger()
-        } else {
-            CheckpointCoordinator::new(config, JOB_ID)
+        coordinator: {
+            let c = CheckpointCoordinator::new(config, JOB_ID)
+                .with_operator_coordinators(script.operator_coordinators.clone());
+            if script.async_trigger {
+                c.with_async_trigger()
+            } else {
+                c
+            }
         },
         now: 0,
         timers: BTreeMap::new(),
@@ -112,6 +116,14 @@ impl CoordinatorDriver {
             },
             CoordinatorStep::Expire(e) => CoordinatorInput::ExpiryTimerFired { id: e.id },
             CoordinatorStep::TriggerDone(e) => CoordinatorInput::TriggeringDone { id: e.id },
+            CoordinatorStep::CoordinatorAck(c) => CoordinatorInput::OperatorCoordinatorAck {
+                id: c.id,
+                coordinator: c.coordinator,
+            },
+            CoordinatorStep::CoordinatorFail(c) => CoordinatorInput::OperatorCoordinatorFailed {
+                id: c.id,
+                coordinator: c.coordinator,
+            },
             CoordinatorStep::FailTask(t) => CoordinatorInput::TaskFailure { subtask: Some(t.0) },
             CoordinatorStep::StopScheduler(_) => CoordinatorInput::SuspendScheduler,
             CoordinatorStep::StartScheduler(s) => {
@@ -196,6 +208,10 @@ impl CoordinatorDriver {
                 waiting_for: c
                     .pending_checkpoint(p.id)
                     .map(|pc| pc.not_yet_acknowledged().map(|s| task_name(*s)).collect())
+                    .unwrap_or_default(),
+                waiting_for_coordinators: c
+                    .pending_checkpoint(p.id)
+                    .map(|pc| pc.coordinators_not_yet_acknowledged().cloned().collect())
                     .unwrap_or_default(),
                 id: p.id,
                 props: p.props,

@@ -32,6 +32,10 @@ pub struct CoordinatorScript {
     /// hooks and operator coordinators asynchronously); default: in one step.
     #[serde(default)]
     pub async_trigger: bool,
+    /// Operator coordinators, by name; with `async_trigger` each must acknowledge
+    /// (`coordinator_ack`) before the tasks are triggered.
+    #[serde(default)]
+    pub operator_coordinators: Vec<String>,
     pub steps: Vec<Value>,
 }
 
@@ -52,6 +56,8 @@ pub const COORDINATOR_STEP_KINDS: &[&str] = &[
     "decline",
     "expire",
     "trigger_done",
+    "coordinator_ack",
+    "coordinator_fail",
     "fail_task",
     "stop_scheduler",
     "start_scheduler",
@@ -71,6 +77,10 @@ pub enum CoordinatorStep {
     Expire(ExpireStep),
     /// The asynchronous part of triggering checkpoint `id` finished (`async_trigger` scripts).
     TriggerDone(ExpireStep),
+    /// An operator coordinator's checkpoint completed.
+    CoordinatorAck(CoordinatorStepSpec),
+    /// An operator coordinator's checkpoint failed.
+    CoordinatorFail(CoordinatorStepSpec),
     /// A subtask failed: pending checkpoints it has not acknowledged abort.
     FailTask(Task),
     /// `stopCheckpointScheduler` (the job left RUNNING): pending and queued abort with
@@ -100,6 +110,9 @@ pub struct StartStep {
 #[serde(rename_all = "kebab-case")]
 pub enum TriggerKind {
     Checkpoint,
+    /// What the `ScheduledTrigger` submits (`triggerCheckpoint(true)`): subject to the min
+    /// pause, and refused while the scheduler is stopped.
+    PeriodicCheckpoint,
     Savepoint,
     StopWithSavepoint,
 }
@@ -108,6 +121,7 @@ impl TriggerKind {
     pub fn props(self) -> CheckpointProperties {
         match self {
             TriggerKind::Checkpoint => CheckpointProperties::user_checkpoint(),
+            TriggerKind::PeriodicCheckpoint => CheckpointProperties::periodic_checkpoint(),
             TriggerKind::Savepoint => CheckpointProperties::savepoint(),
             TriggerKind::StopWithSavepoint => CheckpointProperties::sync_savepoint(),
         }
@@ -170,6 +184,13 @@ pub struct DeclineStep {
 
 fn declined() -> CheckpointFailureReason {
     CheckpointFailureReason::CHECKPOINT_DECLINED
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CoordinatorStepSpec {
+    pub id: CheckpointId,
+    pub coordinator: String,
 }
 
 /// A step that names one checkpoint.

@@ -77,9 +77,9 @@ fn some_or_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<
 struct SubmitStep {
     #[serde(default = "checkpoint")]
     kind: TriggerKind,
-    /// From the `ScheduledTrigger` (only then does the min pause apply).
-    #[serde(default)]
-    periodic: bool,
+    /// From the `ScheduledTrigger` (only then does the min pause apply); defaults to what the
+    /// kind implies (only `periodic-checkpoint` is).
+    periodic: Option<bool>,
     /// Defaults to what the kind implies: savepoints are forced, checkpoints are not.
     forced: Option<bool>,
 }
@@ -142,7 +142,7 @@ pub(super) fn run(value: Value) -> Result<ReplayReport, String> {
             }
             DeciderStep::Submit(s) => {
                 let mut props = s.kind.props();
-                props.periodic = s.periodic;
+                props.periodic = s.periodic.unwrap_or(props.periodic);
                 props.forced = s.forced.unwrap_or(props.forced);
                 Some(decider.submit(props, now, ctx))
             }

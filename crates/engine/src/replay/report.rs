@@ -224,6 +224,11 @@ pub struct HandlerSnapshot {
     pub aligned_channels: Vec<ChannelIndex>,
     pub channels: u32,
     pub open_channels: u32,
+    /// `isDuringAlignment`: the alignment of a checkpoint started (first barrier or end of
+    /// partition) and has not ended.
+    pub during_alignment: bool,
+    /// Channels whose barrier was announced but has not arrived (aligned with timeout only).
+    pub announced: Vec<AnnouncedBarrier>,
     /// Channels recording in-flight data as channel state.
     pub persisting_channels: Vec<ChannelIndex>,
     /// Bytes recorded as input channel state, per checkpoint and channel.
@@ -232,6 +237,12 @@ pub struct HandlerSnapshot {
     pub alignment_timer: Option<AlignmentTimer>,
     /// Events the driver holds back on blocked channels, oldest first.
     pub held: Vec<HeldEvents>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct AnnouncedBarrier {
+    pub channel: ChannelIndex,
+    pub sequence_number: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -285,6 +296,8 @@ pub struct PendingSnapshot {
     pub total: usize,
     /// Subtasks (`"vertex/subtask"`) that have not acknowledged yet.
     pub waiting_for: Vec<String>,
+    /// Operator coordinators whose checkpoint has not completed yet.
+    pub waiting_for_coordinators: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

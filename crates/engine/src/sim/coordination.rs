@@ -206,9 +206,13 @@ impl Simulation {
                 },
             ),
             CoordinatorEffect::AckIgnored { .. } => {}
-            // The simulation triggers in one step and its tasks talk only to their own job.
-            CoordinatorEffect::TriggeringCheckpoint { .. } | CoordinatorEffect::WrongJob { .. } => {
-            }
+            // The simulation triggers in one step, its tasks talk only to their own job, and
+            // its jobs have no operator coordinators.
+            CoordinatorEffect::TriggeringCheckpoint { .. }
+            | CoordinatorEffect::WrongJob { .. }
+            | CoordinatorEffect::CheckpointOperatorCoordinators { .. }
+            | CoordinatorEffect::NotifyOperatorCoordinatorsComplete { .. }
+            | CoordinatorEffect::NotifyOperatorCoordinatorsAborted { .. } => {}
             CoordinatorEffect::FailJob { reason } => self.fail_job(reason, None),
             CoordinatorEffect::Subsumed { id } => {
                 self.completed_state.remove(&id);

@@ -274,6 +274,8 @@ impl StreamTask {
                 );
                 0
             }
+            // Only a barrier announcement leads to one, and the simulation sends none yet.
+            HandlerEffect::ConvertToPriorityEvent { .. } => 0,
             HandlerEffect::Error { message } => {
                 ctx.trace
                     .record(now, Some(self.id), TraceKind::Warning { message });

@@ -1,5 +1,6 @@
 mod aligned;
 mod alternating;
+mod announcement;
 mod options;
 mod support;
 mod tracker;

@@ -47,6 +47,25 @@ pub fn bar(channel: ChannelIndex, barrier: CheckpointBarrier) -> HandlerInput {
     HandlerInput::Barrier { channel, barrier }
 }
 
+pub fn ann(
+    channel: ChannelIndex,
+    barrier: CheckpointBarrier,
+    sequence_number: u32,
+) -> HandlerInput {
+    HandlerInput::BarrierAnnouncement {
+        channel,
+        barrier,
+        sequence_number,
+    }
+}
+
+pub fn prio(channel: ChannelIndex, sequence_number: u32) -> HandlerEffect {
+    HandlerEffect::ConvertToPriorityEvent {
+        channel,
+        sequence_number,
+    }
+}
+
 pub fn cancel(channel: ChannelIndex, id: CheckpointId) -> HandlerInput {
     HandlerInput::CancelMarker { channel, id }
 }

@@ -1,5 +1,6 @@
 //! Replay driver tests: the shipped fixtures (tests/fixtures/replay/) and bad scripts.
 
+mod announcement;
 mod components;
 mod errors;
 mod expect;
