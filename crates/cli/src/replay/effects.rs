@@ -159,6 +159,16 @@ fn driver(d: &DriverNote) -> String {
             format!("alignment timer of #{id} fires (due {})", time(*fire_at))
         }
         DriverNote::CoordinatorTimerFired { timer: t } => format!("{} fires", timer(t)),
+        DriverNote::Polled { channel, input: i } => format!("polled ch{channel}: {}", input(i)),
+        DriverNote::NothingAvailable => "polled: nothing available".into(),
+        DriverNote::ChannelStateWritten {
+            channel,
+            id,
+            buffers,
+            bytes,
+        } => {
+            format!("ch{channel}: {buffers} buffer(s), {bytes} B written as channel state of #{id}")
+        }
     }
 }
 

@@ -153,6 +153,25 @@ fn handler_state(out: &mut String, h: &HandlerSnapshot) {
     if let Some(t) = h.alignment_timer {
         extra.push(format!("alignment timer #{} at {}", t.id, time(t.fire_at)));
     }
+    if let Some(g) = &h.gate {
+        for q in &g.queues {
+            let items: Vec<String> = q
+                .items
+                .iter()
+                .map(|item| {
+                    let prio = if item.priority { "!" } else { "" };
+                    format!("{prio}{}", item.sequence_number)
+                })
+                .collect();
+            extra.push(format!("queue ch{}: [{}]", q.channel, items.join(" ")));
+        }
+        for w in &g.written {
+            extra.push(format!(
+                "written #{} ch{}: {} buffer(s) {} B",
+                w.checkpoint, w.channel, w.buffers, w.bytes
+            ));
+        }
+    }
     for held in &h.held {
         extra.push(format!(
             "held ch{}: {} event(s)",

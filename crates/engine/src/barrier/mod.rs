@@ -162,6 +162,13 @@ impl AnyBarrierHandler {
         }
     }
 
+    /// See [`SingleCheckpointBarrierHandler::close`]; the tracker has no timer to cancel.
+    pub fn close(&mut self) {
+        if let AnyBarrierHandler::Single(s) = self {
+            s.close();
+        }
+    }
+
     /// See [`SingleCheckpointBarrierHandler::announced_channels`]; the tracker keeps none.
     pub fn announced_channels(&self) -> Vec<(ChannelIndex, u32)> {
         match self {

@@ -131,6 +131,12 @@ impl SingleCheckpointBarrierHandler {
         self.num_open_channels
     }
 
+    /// `close`: the alignment timer is cancelled, so it can no longer switch a checkpoint to
+    /// unaligned.
+    pub fn close(&mut self) {
+        self.alignment_timer = None;
+    }
+
     pub fn alignment_timer(&self) -> Option<(CheckpointId, Micros)> {
         self.alignment_timer
     }

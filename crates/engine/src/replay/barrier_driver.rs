@@ -6,9 +6,11 @@ use std::collections::{BTreeMap, VecDeque};
 use serde_json::Value;
 
 use super::barrier_script::{BarrierScript, BarrierStep, BARRIER_STEP_KINDS, MAX_CHANNELS};
+use super::gate::{GateEvent, InputGate};
 use super::report::{
-    AlignmentTimer, AnnouncedBarrier, DriverNote, Effect, Emitted, HandlerSnapshot, HeldEvents,
-    Machine, MachineState, PersistedBytes, ReplayReport, ReplayStart, ReplayStep, Via,
+    AlignmentTimer, AnnouncedBarrier, DriverNote, Effect, Emitted, GateQueue, GateSnapshot,
+    HandlerSnapshot, HeldEvents, Machine, MachineState, PersistedBytes, PersistingChannel,
+    ReplayReport, ReplayStart, ReplayStep, Via, WrittenState,
 };
 use super::{parse_script, parse_step, step_error, MAX_TIMERS_PER_ADVANCE};
 use crate::barrier::{
@@ -30,6 +32,9 @@ pub(super) fn run(machine: Machine, value: Value) -> Result<ReplayReport, String
         script.channels,
         script.checkpoints_after_tasks_finish,
     );
+    if script.gate {
+        driver.gate = Some(InputGate::new(script.channels));
+    }
     let start = ReplayStart {
         time: 0,
         effects: Vec::new(),
@@ -73,6 +78,8 @@ struct BarrierDriver {
     held: BTreeMap<ChannelIndex, VecDeque<HandlerInput>>,
     /// What the current step emitted so far.
     out: Vec<Emitted>,
+    /// The input gate of a `gate` script: events queue there until polled.
+    gate: Option<InputGate>,
 }
 
 impl BarrierDriver {
@@ -107,6 +114,7 @@ impl BarrierDriver {
             now: 0,
             held: BTreeMap::new(),
             out: Vec::new(),
+            gate: None,
         }
     }
 
@@ -133,6 +141,24 @@ impl BarrierDriver {
                 self.deliver(HandlerInput::EndOfPartition { channel: c.channel })
             }
             BarrierStep::Advance(d) => self.advance(d.0)?,
+            BarrierStep::AdvanceClock(d) => {
+                self.now = self
+                    .now
+                    .checked_add(d.0)
+                    .ok_or("the clock would overflow (u64 microseconds)")?;
+            }
+            BarrierStep::RunTimers(_) => self.advance(0)?,
+            BarrierStep::Close(_) => self.handler.close(),
+            BarrierStep::Poll(p) => {
+                self.needs_gate("poll")?;
+                for _ in 0..p.times {
+                    self.poll();
+                }
+            }
+            BarrierStep::Drain(_) => {
+                self.needs_gate("drain")?;
+                while self.poll() {}
+            }
             BarrierStep::Timeout(t) => {
                 self.feed(HandlerInput::AlignmentTimeout { id: t.id }, Via::Input);
                 self.release_resumed();
@@ -141,10 +167,36 @@ impl BarrierDriver {
         Ok(())
     }
 
+    fn needs_gate(&self, step: &str) -> Result<(), String> {
+        match self.gate {
+            Some(_) => Ok(()),
+            None => Err(format!(
+                "\"{step}\" needs an input gate: add \"gate\": true"
+            )),
+        }
+    }
+
+    /// With a gate: the next item to the handler (`pollNext`); false when none is available.
+    fn poll(&mut self) -> bool {
+        let blocked = self.handler.blocked_channels();
+        let Some((channel, input)) = self.gate.as_mut().and_then(|g| g.poll(&blocked)) else {
+            self.note(Via::Input, DriverNote::NothingAvailable);
+            return false;
+        };
+        self.note(Via::Input, DriverNote::Polled { channel, input });
+        self.feed(input, Via::Input);
+        true
+    }
+
     /// Hands a channel event to the handler, unless its channel is blocked: then the upstream
     /// keeps it (Flink's subpartition stops sending after an aligned barrier). Nothing overtakes
-    /// an event already held on the same channel.
+    /// an event already held on the same channel. With a gate, it queues there instead.
     fn deliver(&mut self, input: HandlerInput) {
+        if let (Some(gate), Some(channel)) = (self.gate.as_mut(), channel_of(&input)) {
+            let events = gate.enqueue(channel, input);
+            self.gate_notes(events);
+            return;
+        }
         if let Some(channel) = channel_of(&input) {
             let queue_waiting = self.held.get(&channel).is_some_and(|q| !q.is_empty());
             if queue_waiting || self.handler.blocked_channels().contains(&channel) {
@@ -220,12 +272,43 @@ impl BarrierDriver {
 
     fn feed(&mut self, input: HandlerInput, via: Via) {
         let at = self.now;
-        for effect in self.handler.handle(at, input) {
+        let effects = self.handler.handle(at, input);
+        let events = match self.gate.as_mut() {
+            Some(gate) => gate.apply(&effects),
+            None => Vec::new(),
+        };
+        for effect in effects {
             self.out.push(Emitted {
                 at,
                 via,
                 effect: Effect::Handler(effect),
             });
+        }
+        self.gate_notes(events);
+    }
+
+    fn gate_notes(&mut self, events: Vec<GateEvent>) {
+        for e in events {
+            let note = match e {
+                GateEvent::Written { channel, id, bytes } => DriverNote::ChannelStateWritten {
+                    channel,
+                    id,
+                    buffers: 1,
+                    bytes,
+                },
+                GateEvent::Captured {
+                    channel,
+                    id,
+                    buffers,
+                    bytes,
+                } => DriverNote::ChannelStateWritten {
+                    channel,
+                    id,
+                    buffers,
+                    bytes,
+                },
+            };
+            self.note(Via::Input, note);
         }
     }
 
@@ -275,6 +358,30 @@ impl BarrierDriver {
             alignment_timer: self
                 .armed_timer()
                 .map(|(id, fire_at)| AlignmentTimer { id, fire_at }),
+            gate: self.gate.as_ref().map(|g| GateSnapshot {
+                queues: g
+                    .queues()
+                    .into_iter()
+                    .map(|(channel, items)| GateQueue { channel, items })
+                    .collect(),
+                persisting: g
+                    .persisting()
+                    .into_iter()
+                    .map(|(channel, checkpoint)| PersistingChannel {
+                        channel,
+                        checkpoint,
+                    })
+                    .collect(),
+                written: g
+                    .written()
+                    .map(|(checkpoint, channel, w)| WrittenState {
+                        checkpoint,
+                        channel,
+                        buffers: w.buffers,
+                        bytes: w.bytes,
+                    })
+                    .collect(),
+            }),
             held: self
                 .held
                 .iter()

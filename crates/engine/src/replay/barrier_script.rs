@@ -24,6 +24,10 @@ pub struct BarrierScript {
     /// `execution.checkpointing.checkpoints-after-tasks-finish` (Flink's default: true).
     #[serde(default = "default_true")]
     pub checkpoints_after_tasks_finish: bool,
+    /// Put an input gate in front of the handler: channel events queue per channel and reach
+    /// the handler only on `poll` (see `replay/gate.rs`).
+    #[serde(default)]
+    pub gate: bool,
     pub steps: Vec<Value>,
 }
 
@@ -39,7 +43,12 @@ pub const BARRIER_STEP_KINDS: &[&str] = &[
     "cancel",
     "end_of_partition",
     "advance",
+    "advance_clock",
+    "run_timers",
     "timeout",
+    "poll",
+    "drain",
+    "close",
 ];
 
 #[derive(Debug, Deserialize)]
@@ -53,6 +62,16 @@ pub enum BarrierStep {
     EndOfPartition(ChannelStep),
     /// Move the clock; a due alignment timer fires on the way.
     Advance(Dur),
+    /// Move the clock without running what fell due (`advanceTimeWithoutRunningCallables`).
+    AdvanceClock(Dur),
+    /// Run the alignment timer if it is due by now.
+    RunTimers(Empty),
+    /// (`gate` scripts) hand the next queued item to the handler, `times` times (default 1).
+    Poll(PollStep),
+    /// (`gate` scripts) poll until nothing is available.
+    Drain(Empty),
+    /// `close`: the handler's alignment timer is cancelled; it never fires.
+    Close(Empty),
     /// Fire the alignment timer of checkpoint `id` now, whatever its due time.
     Timeout(TimeoutStep),
 }
@@ -109,6 +128,21 @@ pub enum AlignmentSpec {
     Aligned,
     Unaligned,
     AtLeastOnce,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Empty {}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PollStep {
+    #[serde(default = "one")]
+    pub times: u32,
+}
+
+fn one() -> u32 {
+    1
 }
 
 #[derive(Debug, Deserialize)]

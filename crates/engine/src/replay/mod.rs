@@ -17,6 +17,7 @@ mod coordinator_script;
 mod decider_driver;
 mod expect;
 mod failure_driver;
+mod gate;
 mod report;
 mod values;
 

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::expect::Expectation;
+use super::gate::Queued;
 use crate::barrier::{HandlerEffect, HandlerInput};
 use crate::coordinator::{
     CheckpointFailureReason, CheckpointProperties, CheckpointTriggerRequest, CoordinatorEffect,
@@ -172,6 +173,20 @@ pub enum DriverNote {
         /// Events now waiting on that channel, this one included.
         waiting: usize,
     },
+    /// (`gate` scripts) `pollNext` returned this item of `channel`.
+    Polled {
+        channel: ChannelIndex,
+        input: HandlerInput,
+    },
+    /// (`gate` scripts) `pollNext` found nothing it could return.
+    NothingAvailable,
+    /// (`gate` scripts) in-flight buffers of `channel` written as channel state of `id`.
+    ChannelStateWritten {
+        channel: ChannelIndex,
+        id: CheckpointId,
+        buffers: u32,
+        bytes: u64,
+    },
     /// A held event is delivered because its channel was resumed.
     Released {
         channel: ChannelIndex,
@@ -237,6 +252,39 @@ pub struct HandlerSnapshot {
     pub alignment_timer: Option<AlignmentTimer>,
     /// Events the driver holds back on blocked channels, oldest first.
     pub held: Vec<HeldEvents>,
+    /// The input gate of a `gate` script.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gate: Option<GateSnapshot>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GateSnapshot {
+    /// Non-empty channel queues, head first (priority items at the head).
+    pub queues: Vec<GateQueue>,
+    /// Channels whose `ChannelStatePersister` writes what arrives, with the checkpoint.
+    pub persisting: Vec<PersistingChannel>,
+    /// Channel state written so far (Flink's `ChannelStateWriter.addInputData`).
+    pub written: Vec<WrittenState>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GateQueue {
+    pub channel: ChannelIndex,
+    pub items: Vec<Queued>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct PersistingChannel {
+    pub channel: ChannelIndex,
+    pub checkpoint: CheckpointId,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct WrittenState {
+    pub checkpoint: CheckpointId,
+    pub channel: ChannelIndex,
+    pub buffers: u32,
+    pub bytes: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

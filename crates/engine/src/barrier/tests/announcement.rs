@@ -84,10 +84,7 @@ fn timeout_before_any_barrier_prioritizes_every_announced_barrier() {
         vec![E::SwitchedToUnaligned { id: 1 }]
     );
     // In channel order, after the switch.
-    assert_eq!(
-        h.take_conversions(),
-        vec![(1, prio(0, 2)), (1, prio(1, 5))]
-    );
+    assert_eq!(h.take_conversions(), vec![(1, prio(0, 2)), (1, prio(1, 5))]);
     assert_eq!(h.state_name(), "AlternatingWaitingForFirstBarrierUnaligned");
     assert_eq!(h.announced_channels(), vec![]);
     // Already unaligned: a later announcement is converted at once.

@@ -5,4 +5,5 @@ mod components;
 mod errors;
 mod expect;
 mod fixtures;
+mod gate;
 mod support;
