@@ -544,6 +544,16 @@ impl CheckpointCoordinator {
         });
         self.stats.report_failed(id, now, reason.message());
         fx.push(E::CheckpointAborted { id, reason });
+        // The failure manager first (it may fail the job), then `sendAbortedMessages` in the
+        // `finally` block, as Flink 2.3's `abortPendingCheckpoint` orders them.
+        if let Some(message) = self.failure_manager.handle_checkpoint_exception(
+            &pending.props,
+            reason,
+            Some(id),
+            from_task,
+        ) {
+            fx.push(E::FailJob { reason: message });
+        }
         fx.push(E::NotifyCheckpointAborted {
             id,
             tasks: pending.tasks_to_commit.clone(),
@@ -553,14 +563,6 @@ impl CheckpointCoordinator {
                 id,
                 coordinators: self.operator_coordinators.clone(),
             });
-        }
-        if let Some(message) = self.failure_manager.handle_checkpoint_exception(
-            &pending.props,
-            reason,
-            Some(id),
-            from_task,
-        ) {
-            fx.push(E::FailJob { reason: message });
         }
         if pending.props.is_synchronous() {
             self.restart_scheduler_after_failed_stop(now, reason, fx);

@@ -953,3 +953,16 @@ fn async_trigger_waits_for_the_master_side_and_ends_on_abort() {
     assert!(fx.contains(&CoordinatorEffect::TriggeringCheckpoint { id: 3 }));
     assert_eq!(c.triggering_checkpoint(), Some(3));
 }
+
+/// Flink 2.3's `abortPendingCheckpoint` asks the failure manager (which may fail the job) before
+/// it sends the aborted messages (`finally`).
+#[test]
+fn the_job_fails_before_the_tasks_hear_of_the_abort() {
+    let mut c = coordinator(config(10));
+    user_trigger(&mut c, 0);
+    let fx = decline(&mut c, 1, 1, CheckpointFailureReason::CHECKPOINT_DECLINED);
+    let position = |pred: fn(&CoordinatorEffect) -> bool| fx.iter().position(pred).unwrap();
+    let failed = position(|e| matches!(e, CoordinatorEffect::FailJob { .. }));
+    let notified = position(|e| matches!(e, CoordinatorEffect::NotifyCheckpointAborted { .. }));
+    assert!(failed < notified, "{fx:?}");
+}
