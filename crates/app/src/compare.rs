@@ -8,7 +8,7 @@ use barrierlab_engine::scenario::Scenario;
 use barrierlab_engine::sim::Simulation;
 use barrierlab_engine::types::Micros;
 
-use crate::clock;
+use crate::budget::{deadline, run_budgeted, RunEnd};
 
 pub type CompareCell = Rc<RefCell<Compare>>;
 
@@ -96,7 +96,7 @@ impl Compare {
 
     /// Runs the slowest unfinished run for up to `budget_ms` of wall time.
     pub fn advance(&mut self, budget_ms: f64) {
-        let start = clock::now_ms();
+        let deadline = deadline(budget_ms);
         let target = self.target;
         loop {
             let next = self
@@ -108,21 +108,11 @@ impl Compare {
             let Some(sim) = next else { return };
             // Slices of 50 ms simulated keep the runs level with each other.
             let until = (sim.now + 50_000).min(target);
-            let mut n = 0u32;
-            while let Some(t) = sim.next_event_time() {
-                if t > until || !sim.status.is_live() {
-                    break;
-                }
-                sim.step();
-                n += 1;
-                if n.is_multiple_of(64) && clock::now_ms() - start > budget_ms {
-                    let now = sim.now;
-                    sim.run_until(now);
-                    return;
-                }
+            if run_budgeted(sim, until, deadline, |_| false) == RunEnd::OutOfTime {
+                return;
             }
             sim.run_until(until);
-            if clock::now_ms() - start > budget_ms {
+            if crate::clock::now_ms() > deadline {
                 return;
             }
         }

@@ -16,10 +16,7 @@ use barrierlab_engine::sim::{Simulation, UserRequest};
 use barrierlab_engine::types::{parse_duration, Micros};
 use serde_json::Value;
 
-use crate::clock;
-
-/// Events simulated between two looks at the wall clock.
-const EVENTS_PER_CLOCK_CHECK: u32 = 32;
+use crate::budget::{deadline, run_budgeted, RunEnd};
 
 /// Something the user did to the running job, outside the scenario.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,21 +69,11 @@ pub fn catch_up(
     next: &mut usize,
     budget_ms: f64,
 ) -> bool {
-    let start = clock::now_ms();
-    let mut since_check = 0;
+    let deadline = deadline(budget_ms);
     loop {
         let stop = log.get(*next).map_or(target, |(at, _)| (*at).min(target));
-        while sim.status.is_live() && sim.next_event_time().is_some_and(|t| t <= stop) {
-            sim.step();
-            since_check += 1;
-            if since_check == EVENTS_PER_CLOCK_CHECK {
-                since_check = 0;
-                if clock::now_ms() - start > budget_ms {
-                    let now = sim.now;
-                    sim.run_until(now);
-                    return false;
-                }
-            }
+        if run_budgeted(sim, stop, deadline, |_| false) == RunEnd::OutOfTime {
+            return false;
         }
         sim.run_until(stop);
         match log.get(*next) {

@@ -1,6 +1,7 @@
 //! Barrier Lab's playground: the Yew front end over `barrierlab-engine`.
 
 pub mod app;
+mod budget;
 mod clock;
 pub mod compare;
 mod components;

@@ -6,15 +6,13 @@ use barrierlab_engine::sim::Simulation;
 use barrierlab_engine::trace::{TraceEvent, TraceKind};
 use barrierlab_engine::types::Micros;
 
-use crate::clock;
+use crate::budget::{deadline, run_budgeted, RunEnd};
 use crate::format;
 use crate::model::subtask_label;
 
 /// Longest a phase step may run, in wall-clock milliseconds (a job with checkpointing off, or a
 /// long interval, must not freeze the page); it then stops wherever it got to and says so.
 pub const PHASE_STEP_BUDGET_MS: f64 = 400.0;
-/// Events simulated between two looks at the wall clock.
-const EVENTS_PER_CLOCK_CHECK: u32 = 256;
 
 /// Where a phase step stopped.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -132,30 +130,27 @@ pub fn step_to_phase(sim: &mut Simulation, after: Option<u64>, budget_ms: f64) -
             return stop;
         }
     }
-    let start = clock::now_ms();
     let mut seen = sim.trace.total();
-    let mut since_check = 0;
-    while sim.status.is_live() && sim.step() {
+    let mut found = None;
+    let end = run_budgeted(sim, Micros::MAX, deadline(budget_ms), |sim| {
         let total = sim.trace.total();
         let new = (total - seen) as usize;
         seen = total;
-        if let Some(stop) = first_phase(sim, new) {
-            return stop;
-        }
-        since_check += 1;
-        if since_check == EVENTS_PER_CLOCK_CHECK {
-            since_check = 0;
-            if clock::now_ms() - start > budget_ms {
-                return PhaseStop {
-                    seq: None,
-                    time: sim.now,
-                    text: format!(
-                        "no checkpoint phase before {} (ran out of time; step again)",
-                        format::sim_time(sim.now)
-                    ),
-                };
-            }
-        }
+        found = first_phase(sim, new);
+        found.is_some()
+    });
+    if let Some(stop) = found {
+        return stop;
+    }
+    if end == RunEnd::OutOfTime {
+        return PhaseStop {
+            seq: None,
+            time: sim.now,
+            text: format!(
+                "no checkpoint phase before {} (ran out of time; step again)",
+                format::sim_time(sim.now)
+            ),
+        };
     }
     PhaseStop {
         seq: None,

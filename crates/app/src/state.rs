@@ -11,6 +11,7 @@ use barrierlab_engine::types::Micros;
 use serde_json::Value;
 use yew::prelude::*;
 
+use crate::budget::{deadline, run_budgeted, RunEnd};
 use crate::clock;
 use crate::compare::{Compare, CompareCell};
 use crate::faults::{catch_up, CatchUp, UserAction};
@@ -31,8 +32,6 @@ const REPORT_EVERY_MS: f64 = 500.0;
 const REPORT_EVERY_MAX_MS: f64 = 1_000.0;
 /// Longest wall-clock gap a tick accounts for (a hidden tab must not cause a jump).
 const MAX_TICK_GAP_MS: f64 = 200.0;
-/// Events simulated between two looks at the wall clock.
-const EVENTS_PER_CLOCK_CHECK: u32 = 16;
 
 /// Simulated speed relative to wall-clock time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -542,29 +541,12 @@ impl State {
 /// Advances `sim` by `gap_ms` of wall-clock time at `speed`, spending at most `budget_ms`.
 /// Returns whether the budget ran out first (the simulation is then behind the wall clock).
 pub fn advance(sim: &mut Simulation, speed: Speed, gap_ms: f64, budget_ms: f64) -> bool {
-    let start = clock::now_ms();
     let target = speed
         .micros_per_ms()
         .map(|per_ms| sim.now + (gap_ms * per_ms) as u64);
-    let mut since_check = 0;
-    while sim.status.is_live() {
-        match (sim.next_event_time(), target) {
-            (Some(t), Some(target)) if t > target => break,
-            (None, _) => break,
-            _ => {
-                sim.step();
-            }
-        }
-        since_check += 1;
-        if since_check == EVENTS_PER_CLOCK_CHECK {
-            since_check = 0;
-            if clock::now_ms() - start > budget_ms {
-                // Book the time the tasks spent so far; the clock stays where the events are.
-                let now = sim.now;
-                sim.run_until(now);
-                return target.is_some();
-            }
-        }
+    let until = target.unwrap_or(Micros::MAX);
+    if run_budgeted(sim, until, deadline(budget_ms), |_| false) == RunEnd::OutOfTime {
+        return target.is_some();
     }
     let until = target.unwrap_or(sim.now).max(sim.now);
     sim.run_until(until);

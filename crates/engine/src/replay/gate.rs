@@ -198,13 +198,12 @@ impl InputGate {
                     channel,
                     sequence_number,
                 } => self.convert_to_priority_event(channel, sequence_number),
+                // `checkpointStarted` runs with the unaligned trigger; a switch before any
+                // barrier (`AlternatingWaitingForFirstBarrier` timing out) waits for one.
                 HandlerEffect::TriggerCheckpoint { barrier, .. }
                     if barrier.options.alignment == AlignmentType::Unaligned =>
                 {
                     self.checkpoint_started(barrier.id, &mut events)
-                }
-                HandlerEffect::SwitchedToUnaligned { id } => {
-                    self.checkpoint_started(id, &mut events)
                 }
                 HandlerEffect::AbortCheckpoint { id, .. } => {
                     for c in &mut self.channels {
