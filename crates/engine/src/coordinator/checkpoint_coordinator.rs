@@ -51,6 +51,9 @@ pub struct CheckpointCoordinator {
     pub(super) sources: Vec<SubtaskId>,
     pub(super) all: Vec<SubtaskId>,
     pub(super) finished: BTreeSet<SubtaskId>,
+    /// Subtasks of the plan not RUNNING yet (deploying); none in the simulation, whose plan is
+    /// set once its tasks run.
+    pub(super) not_running: BTreeSet<SubtaskId>,
     /// `checkpointIdCounter`: ids start at 1 and never go back, across restarts.
     pub(super) next_id: CheckpointId,
     pub(super) pending: BTreeMap<CheckpointId, PendingCheckpoint>,
@@ -100,6 +103,7 @@ impl CheckpointCoordinator {
             sources: Vec::new(),
             all: Vec::new(),
             finished: BTreeSet::new(),
+            not_running: BTreeSet::new(),
             next_id: 1,
             pending: BTreeMap::new(),
             periodic_scheduling: false,
@@ -176,6 +180,7 @@ impl CheckpointCoordinator {
                 self.sources = sources;
                 self.all = all;
                 self.finished.clear();
+                self.not_running.clear();
             }
             CoordinatorInput::StartScheduler { random } => {
                 self.start_checkpoint_scheduler(now, Some(random), &mut fx)
@@ -278,6 +283,12 @@ impl CheckpointCoordinator {
                 self.shutdown = true;
             }
             CoordinatorInput::TasksFinished { tasks } => self.finished.extend(tasks),
+            CoordinatorInput::TasksNotRunning { tasks } => self.not_running.extend(tasks),
+            CoordinatorInput::TasksRunning { tasks } => {
+                for t in tasks {
+                    self.not_running.remove(&t);
+                }
+            }
             CoordinatorInput::Restored { id } => {
                 // Savepoints are not in the store; their statistics still know them.
                 let known = match self.store.get(id) {

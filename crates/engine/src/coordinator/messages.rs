@@ -68,6 +68,11 @@ pub enum CoordinatorInput {
     SuspendScheduler,
     /// `shutdown`: aborts everything with CHECKPOINT_COORDINATOR_SHUTDOWN; later inputs are ignored.
     Shutdown,
+    /// Some subtasks are not RUNNING yet (deployed but still initializing): a trigger fails with
+    /// NOT_ALL_REQUIRED_TASKS_RUNNING until they are.
+    TasksNotRunning { tasks: Vec<SubtaskId> },
+    /// Those subtasks are RUNNING now.
+    TasksRunning { tasks: Vec<SubtaskId> },
     /// Some subtasks reached FINISHED (bounded sources).
     TasksFinished { tasks: Vec<SubtaskId> },
     /// The job was restored from completed checkpoint `id` (stats only).

@@ -966,3 +966,28 @@ fn the_job_fails_before_the_tasks_hear_of_the_abort() {
     let notified = position(|e| matches!(e, CoordinatorEffect::NotifyCheckpointAborted { .. }));
     assert!(failed < notified, "{fx:?}");
 }
+
+/// `checkAllTasksInitiated`: while a task of the plan is not RUNNING every trigger fails.
+#[test]
+fn triggers_fail_while_a_task_is_not_running() {
+    let mut c = coordinator(config(10));
+    c.handle(
+        0,
+        CoordinatorInput::TasksNotRunning {
+            tasks: vec![st(1, 0)],
+        },
+    );
+    let fx = user_trigger(&mut c, 1);
+    assert!(fx.contains(&CoordinatorEffect::RequestRejected {
+        props: CheckpointProperties::user_checkpoint(),
+        reason: CheckpointFailureReason::NOT_ALL_REQUIRED_TASKS_RUNNING,
+    }));
+    assert_eq!(c.stats().counts.failed, 1);
+    c.handle(
+        2,
+        CoordinatorInput::TasksRunning {
+            tasks: vec![st(1, 0)],
+        },
+    );
+    assert_eq!(triggered(&user_trigger(&mut c, 3)), [1]);
+}

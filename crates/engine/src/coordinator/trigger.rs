@@ -234,7 +234,9 @@ impl CheckpointCoordinator {
         &self,
     ) -> Result<CheckpointPlan, CheckpointFailureReason> {
         let not_running = CheckpointFailureReason::NOT_ALL_REQUIRED_TASKS_RUNNING;
-        if self.all.is_empty() || self.sources.is_empty() {
+        // `checkAllTasksInitiated`/`checkTasksStarted`: every task of the plan must be RUNNING.
+        let deploying = self.all.iter().any(|s| self.not_running.contains(s));
+        if self.all.is_empty() || self.sources.is_empty() || deploying {
             return Err(not_running);
         }
         if self.finished.is_empty() {

@@ -10,7 +10,7 @@ use super::coordinator_script::{
 };
 use super::report::{
     CoordinatorSnapshot, DriverNote, Effect, Emitted, MachineState, PendingSnapshot, ReplayReport,
-    ReplayStart, ReplayStep, ScheduledTimer, Via,
+    ReplayStart, ReplayStep, ScheduledTimer, StatsEntry, StatsView, Via,
 };
 use super::values::task_name;
 use super::{parse_script, parse_step, step_error, MAX_TIMERS_PER_ADVANCE};
@@ -133,6 +133,12 @@ impl CoordinatorDriver {
             CoordinatorStep::TasksFinished(tasks) => CoordinatorInput::TasksFinished {
                 tasks: tasks.into_iter().map(|t| t.0).collect(),
             },
+            CoordinatorStep::TasksNotRunning(tasks) => CoordinatorInput::TasksNotRunning {
+                tasks: tasks.into_iter().map(|t| t.0).collect(),
+            },
+            CoordinatorStep::TasksRunning(tasks) => CoordinatorInput::TasksRunning {
+                tasks: tasks.into_iter().map(|t| t.0).collect(),
+            },
         };
         self.feed(input, Via::Input);
         Ok(())
@@ -245,6 +251,19 @@ impl CoordinatorDriver {
             periodic_scheduling: c.is_periodic_scheduling(),
             timers,
             job_failed: self.job_failed.clone(),
+            stats: StatsView {
+                counts: c.stats().counts,
+                history: c
+                    .stats()
+                    .history()
+                    .map(|h| StatsEntry {
+                        id: h.id,
+                        status: h.status,
+                        num_acknowledged_subtasks: h.num_acknowledged(),
+                        failure_message: h.failure_message.clone(),
+                    })
+                    .collect(),
+            },
         })
     }
 }

@@ -63,6 +63,8 @@ pub const COORDINATOR_STEP_KINDS: &[&str] = &[
     "start_scheduler",
     "shutdown",
     "tasks_finished",
+    "tasks_not_running",
+    "tasks_running",
 ];
 
 #[derive(Debug, Deserialize)]
@@ -93,6 +95,10 @@ pub enum CoordinatorStep {
     Shutdown(Empty),
     /// These subtasks reached FINISHED.
     TasksFinished(Vec<Task>),
+    /// These subtasks are not RUNNING (still deploying or initializing).
+    TasksNotRunning(Vec<Task>),
+    /// These subtasks are RUNNING again.
+    TasksRunning(Vec<Task>),
 }
 
 #[derive(Debug, Deserialize)]

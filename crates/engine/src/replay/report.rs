@@ -10,6 +10,7 @@ use crate::coordinator::{
     CheckpointFailureReason, CheckpointProperties, CheckpointTriggerRequest, CoordinatorEffect,
     CoordinatorTimer, DeciderContext,
 };
+use crate::stats::tracker::{CheckpointStatsCounts, CheckpointStatsStatus};
 use crate::types::{ChannelIndex, CheckpointId, Micros};
 
 /// Which machine a script drives. Spelled as in the script's `"machine"`.
@@ -333,6 +334,22 @@ pub struct CoordinatorSnapshot {
     pub timers: Vec<ScheduledTimer>,
     /// The reason of the last `FailJob` effect, if the job was failed.
     pub job_failed: Option<String>,
+    /// What the `CheckpointStatsTracker` recorded: the counts and the history, newest first.
+    pub stats: StatsView,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StatsView {
+    pub counts: CheckpointStatsCounts,
+    pub history: Vec<StatsEntry>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StatsEntry {
+    pub id: CheckpointId,
+    pub status: CheckpointStatsStatus,
+    pub num_acknowledged_subtasks: u32,
+    pub failure_message: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -169,7 +169,7 @@ pub struct RestoredCheckpointStats {
 }
 
 /// `CheckpointStatsCounts`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct CheckpointStatsCounts {
     pub restored: u64,
     pub total: u64,

@@ -122,3 +122,14 @@ fn coordinator_scripts_take_expectations() {
     assert_eq!(r.expectations.len(), 3);
     assert_eq!(r.failed_expectations().count(), 0, "{:#?}", r.expectations);
 }
+
+#[test]
+fn coordinator_state_shows_the_statistics() {
+    let r = run(r#"{"version": 1, "machine": "coordinator",
+        "tasks": {"sources": ["0/0"], "all": ["0/0"]},
+        "steps": [{"trigger": "checkpoint"},
+                  {"decline": {"id": 1, "task": "0/0"}},
+                  {"expect": {"state": {"stats": {"counts": {"total": 1, "failed": 1, "in_progress": 0},
+                      "history": [{"id": 1, "status": "FAILED", "num_acknowledged_subtasks": 0}]}}}}]}"#);
+    assert_eq!(r.failed_expectations().count(), 0, "{:#?}", r.expectations);
+}
