@@ -991,3 +991,19 @@ fn triggers_fail_while_a_task_is_not_running() {
     );
     assert_eq!(triggered(&user_trigger(&mut c, 3)), [1]);
 }
+
+/// `trackPendingCheckpointStats`: a checkpoint after some tasks finished has every vertex at its
+/// full parallelism in its statistics, the finished subtasks acknowledged at once.
+#[test]
+fn statistics_count_finished_tasks_as_acknowledged() {
+    let mut c = coordinator(config(10));
+    c.handle(
+        0,
+        CoordinatorInput::TasksFinished {
+            tasks: vec![st(0, 0)],
+        },
+    );
+    assert_eq!(triggered(&user_trigger(&mut c, 1)), [1]);
+    let stats = c.stats().get(1).unwrap();
+    assert_eq!((stats.num_subtasks(), stats.num_acknowledged()), (2, 1));
+}

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::checkpoint_coordinator::{CheckpointCoordinator, CheckpointPlan};
 use super::failure_manager::CheckpointFailureReason;
 use super::messages::{CoordinatorEffect, CoordinatorTimer};
-use super::pending_checkpoint::PendingCheckpoint;
+use super::pending_checkpoint::{PendingCheckpoint, SubtaskCheckpointMetrics};
 use super::properties::CheckpointProperties;
 use super::request_decider::{CheckpointTriggerRequest, DeciderOutcome};
 use crate::types::{CheckpointId, Micros, SubtaskId};
@@ -97,12 +97,24 @@ impl CheckpointCoordinator {
         let id = self.next_id;
         self.next_id += 1;
         let unaligned = self.config.unaligned_for(props.is_savepoint());
+        // `trackPendingCheckpointStats`: every vertex at its full parallelism, the tasks that
+        // finished already counted as acknowledged now (`reportFinishedTasks`).
+        let finished: Vec<SubtaskId> = self
+            .all
+            .iter()
+            .filter(|s| self.finished.contains(s))
+            .copied()
+            .collect();
         let mut per_vertex: BTreeMap<u32, u32> = BTreeMap::new();
-        for s in &plan.tasks_to_wait_for {
+        for s in plan.tasks_to_wait_for.iter().chain(&finished) {
             *per_vertex.entry(s.vertex).or_insert(0) += 1;
         }
         self.stats
             .report_pending(id, now, props, unaligned, &per_vertex);
+        for s in finished {
+            let metrics = SubtaskCheckpointMetrics::default();
+            self.stats.report_subtask(id, s, now, metrics);
+        }
         let coordinators = &self.operator_coordinators;
         // Triggered in one step, the coordinators' checkpoints complete within it too.
         let awaited: &[String] = if self.async_trigger {

@@ -136,12 +136,19 @@ impl Simulation {
         let id = stored.id();
         let handles = state
             .values()
-            .map(|s| OperatorStateHandle {
-                subtask: s.task,
-                state_size: s.operator_state_bytes(),
-                checkpointed_size: s.operator_state_bytes(),
-                persisted_in_flight_bytes: s.output_channel_state + s.input_channel_state,
-                handle_key: (id << 32) | u64::from(s.task.subtask),
+            .map(|s| {
+                // As a live acknowledgement makes them: the state size counts the channel state,
+                // and the key names the task by its index in the job (`sim/mod.rs`).
+                let in_flight = s.output_channel_state + s.input_channel_state;
+                let size = s.operator_state_bytes() + in_flight;
+                let task = ids.iter().position(|t| *t == s.task).unwrap_or(0) as u64;
+                OperatorStateHandle {
+                    subtask: s.task,
+                    state_size: size,
+                    checkpointed_size: size,
+                    persisted_in_flight_bytes: in_flight,
+                    handle_key: (id << 32) | task,
+                }
             })
             .collect();
         sim.keep_completed_state(id, state);
