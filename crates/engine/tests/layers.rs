@@ -46,7 +46,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         "storage",
         &["sim", "task", "network", "coordinator", "state", "scenario"],
     ),
-    ("replay", &["barrier", "coordinator", "scenario"]),
+    ("replay", &["barrier", "coordinator", "scenario", "stats"]),
     ("export", &["scenario"]),
     ("share", &["scenario"]),
 ];
