@@ -58,15 +58,12 @@ pub(super) fn run(machine: Machine, value: Value) -> Result<ReplayReport, String
             state: driver.snapshot(),
         });
     }
-    Ok(ReplayReport {
-        version: script.version,
-        machine: script.machine,
+    Ok(ReplayReport::new(
+        script.version,
+        script.machine,
         start,
         steps,
-        from: None,
-        differs: None,
-        expectations: Vec::new(),
-    })
+    ))
 }
 
 struct BarrierDriver {

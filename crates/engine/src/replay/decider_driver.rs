@@ -156,15 +156,12 @@ pub(super) fn run(value: Value) -> Result<ReplayReport, String> {
             state: snapshot(&decider, ctx),
         });
     }
-    Ok(ReplayReport {
-        version: script.version,
-        machine: script.machine,
+    Ok(ReplayReport::new(
+        script.version,
+        script.machine,
         start,
         steps,
-        from: None,
-        differs: None,
-        expectations: Vec::new(),
-    })
+    ))
 }
 
 /// Failures first (Flink completes them exceptionally inside the decision), then the reschedule,

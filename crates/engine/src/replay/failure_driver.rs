@@ -102,15 +102,12 @@ pub(super) fn run(value: Value) -> Result<ReplayReport, String> {
             state: snapshot(&manager),
         });
     }
-    Ok(ReplayReport {
-        version: script.version,
-        machine: script.machine,
+    Ok(ReplayReport::new(
+        script.version,
+        script.machine,
         start,
         steps,
-        from: None,
-        differs: None,
-        expectations: Vec::new(),
-    })
+    ))
 }
 
 fn snapshot(m: &CheckpointFailureManager) -> MachineState {

@@ -81,6 +81,24 @@ pub struct ReplayReport {
 }
 
 impl ReplayReport {
+    /// A driver's report; `replay` adds what the script says of itself and its expectations.
+    pub(super) fn new(
+        version: u32,
+        machine: Machine,
+        start: ReplayStart,
+        steps: Vec<ReplayStep>,
+    ) -> Self {
+        ReplayReport {
+            version,
+            machine,
+            start,
+            steps,
+            from: None,
+            differs: None,
+            expectations: Vec::new(),
+        }
+    }
+
     /// The `expect` steps that did not hold.
     pub fn failed_expectations(&self) -> impl Iterator<Item = &Expectation> {
         self.expectations.iter().filter(|e| !e.passed())
