@@ -54,6 +54,12 @@ struct Shared {
     outbox: CheckpointStorage,
     /// Effects produced before the database was open.
     waiting: Vec<(StorageEffect, u32)>,
+    /// Effects to carry out, oldest first, and whether a task is carrying them out. One task at
+    /// a time: two running side by side finish in any order, and the list the later-finishing
+    /// one shows can be older than the writes of the other (a discarded checkpoint still
+    /// listed, a retired one back).
+    queue: std::collections::VecDeque<(StorageEffect, u32)>,
+    draining: bool,
 }
 
 fn retention_label(r: ExternalizedCheckpointRetention) -> &'static str {
@@ -73,15 +79,37 @@ fn refresh(db: Database, entries: UseStateHandle<Vec<Listed>>, message: UseState
     });
 }
 
-/// Carries out effects one after another, then lists again.
+/// Queues effects; one task carries them out in order, and lists again once none is left.
 fn run_effects(
     db: Database,
+    shared: Rc<RefCell<Shared>>,
     effects: Vec<(StorageEffect, u32)>,
     entries: UseStateHandle<Vec<Listed>>,
     message: UseStateHandle<Message>,
 ) {
+    {
+        let mut s = shared.borrow_mut();
+        s.queue.extend(effects);
+        if s.draining {
+            return; // the running task takes them
+        }
+        s.draining = true;
+    }
     spawn_local(async move {
-        for (effect, retain) in effects {
+        loop {
+            let next = shared.borrow_mut().queue.pop_front();
+            let Some((effect, retain)) = next else {
+                if let Ok(list) = db::list(&db).await {
+                    entries.set(list);
+                }
+                // Effects queued while listing need another round.
+                let mut s = shared.borrow_mut();
+                if s.queue.is_empty() {
+                    s.draining = false;
+                    return;
+                }
+                continue;
+            };
             match execute(&db, effect, retain).await {
                 Ok(Outcome::Stored { .. }) => {}
                 Ok(Outcome::Discarded(keys)) => message.set(Some((
@@ -100,9 +128,6 @@ fn run_effects(
                 }
             }
         }
-        if let Ok(list) = db::list(&db).await {
-            entries.set(list);
-        }
     });
 }
 
@@ -117,6 +142,8 @@ pub fn storage_browser(p: &StorageProps) -> Html {
         job_id: String::new(),
         outbox: CheckpointStorage::default(),
         waiting: Vec::new(),
+        queue: std::collections::VecDeque::new(),
+        draining: false,
     });
     // Open once; effects produced meanwhile wait.
     {
@@ -142,7 +169,7 @@ pub fn storage_browser(p: &StorageProps) -> Html {
                             std::mem::take(&mut s.waiting)
                         };
                         conn.set(Conn::Ready);
-                        run_effects(database, waiting, entries, message);
+                        run_effects(database, shared, waiting, entries, message);
                     }
                     Err(e) => conn.set(Conn::Off(e.message())),
                 }
@@ -289,10 +316,13 @@ fn poll(
     }
     let retain = sim.graph.config.num_retained;
     let effects: Vec<_> = effects.into_iter().map(|e| (e, retain)).collect();
-    match s.db.clone() {
-        Some(db) => run_effects(db, effects, entries, message),
-        None => s.waiting.extend(effects),
-    }
+    let Some(db) = s.db.clone() else {
+        s.waiting.extend(effects);
+        return;
+    };
+    drop(s);
+    drop(sim);
+    run_effects(db, shared.clone(), effects, entries, message);
 }
 
 fn row_action(
