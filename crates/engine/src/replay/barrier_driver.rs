@@ -149,7 +149,9 @@ impl BarrierDriver {
             BarrierStep::Poll(p) => {
                 self.needs_gate("poll")?;
                 for _ in 0..p.times {
-                    self.poll();
+                    if !self.poll() {
+                        break; // nothing to hand out: more polls would say so again
+                    }
                 }
             }
             BarrierStep::Drain(_) => {
@@ -189,7 +191,9 @@ impl BarrierDriver {
     /// keeps it (Flink's subpartition stops sending after an aligned barrier). Nothing overtakes
     /// an event already held on the same channel. With a gate, it queues there instead.
     fn deliver(&mut self, input: HandlerInput) {
-        if let (Some(gate), Some(channel)) = (self.gate.as_mut(), channel_of(&input)) {
+        // A channel the gate does not have goes straight to the handler, which refuses it.
+        let gated = channel_of(&input).filter(|c| *c < self.channels);
+        if let (Some(gate), Some(channel)) = (self.gate.as_mut(), gated) {
             let events = gate.enqueue(channel, input);
             self.gate_notes(events);
             return;

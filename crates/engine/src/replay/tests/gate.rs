@@ -153,3 +153,17 @@ fn advance_clock_leaves_the_timer_for_run_timers_and_close_cancels_it() {
         "a closed handler's timer never fires"
     );
 }
+
+#[test]
+fn an_event_on_a_channel_the_gate_lacks_is_refused_by_the_handler() {
+    let r = run(&gate_script(
+        "aligned",
+        2,
+        r#"{"buffer": {"channel": 7, "bytes": 1}}, {"poll": {"times": 4000000000}}"#,
+    ));
+    assert!(matches!(
+        handler_fx(&r.steps[0])[..],
+        [crate::barrier::HandlerEffect::Error { .. }]
+    ));
+    assert_eq!(polled(&r, 1), ["none"]);
+}
