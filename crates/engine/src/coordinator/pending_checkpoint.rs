@@ -97,6 +97,11 @@ impl PendingCheckpoint {
         self.master_state_pending = false;
     }
 
+    /// `areMasterStatesFullyAcknowledged`.
+    pub fn is_master_state_acknowledged(&self) -> bool {
+        !self.master_state_pending
+    }
+
     /// Operator coordinators whose checkpoint this one waits for.
     pub fn with_coordinators(mut self, names: &[String]) -> Self {
         self.coordinators_not_yet_acknowledged = names.iter().cloned().collect();
@@ -146,7 +151,7 @@ impl PendingCheckpoint {
     pub fn is_fully_acknowledged(&self) -> bool {
         self.not_yet_acknowledged.is_empty()
             && self.are_coordinators_fully_acknowledged()
-            && !self.master_state_pending
+            && self.is_master_state_acknowledged()
     }
 
     pub fn is_acknowledged_by(&self, subtask: SubtaskId) -> bool {

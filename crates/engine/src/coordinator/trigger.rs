@@ -116,26 +116,21 @@ impl CheckpointCoordinator {
             self.stats.report_subtask(id, s, now, metrics);
         }
         let coordinators = &self.operator_coordinators;
-        // Triggered in one step, the coordinators' checkpoints complete within it too.
-        let awaited: &[String] = if self.async_trigger {
-            coordinators
-        } else {
-            &[]
-        };
-        let pending = PendingCheckpoint::new(
+        let mut pending = PendingCheckpoint::new(
             id,
             props,
             now,
             unaligned,
             &plan.tasks_to_wait_for,
             plan.tasks_to_commit_to,
-        )
-        .with_coordinators(awaited);
-        let pending = if self.async_trigger {
-            pending.with_master_state_pending()
-        } else {
-            pending
-        };
+        );
+        // Triggered in one step, the master side and the coordinators' checkpoints complete
+        // within it too; asynchronously, the checkpoint waits for them.
+        if self.async_trigger {
+            pending = pending
+                .with_coordinators(coordinators)
+                .with_master_state_pending();
+        }
         self.pending.insert(id, pending);
         if !coordinators.is_empty() {
             fx.push(E::CheckpointOperatorCoordinators {
@@ -148,7 +143,6 @@ impl CheckpointCoordinator {
             timer: CoordinatorTimer::Expiry(id),
         });
         let trigger = TriggerTasks {
-            master_done: false,
             id,
             timestamp: now,
             props,
@@ -170,8 +164,7 @@ impl CheckpointCoordinator {
         id: CheckpointId,
         fx: &mut Vec<CoordinatorEffect>,
     ) {
-        if let Some(t) = self.triggering.as_mut().filter(|t| t.id == id) {
-            t.master_done = true;
+        if self.triggering.as_ref().is_some_and(|t| t.id == id) {
             if let Some(pending) = self.pending.get_mut(&id) {
                 pending.acknowledge_master_state();
             }
@@ -213,11 +206,9 @@ impl CheckpointCoordinator {
     /// trigger the tasks, unless the checkpoint was aborted meanwhile, then look at the queue.
     fn maybe_finish_triggering(&mut self, now: Micros, fx: &mut Vec<CoordinatorEffect>) {
         let ready = self.triggering.as_ref().is_some_and(|t| {
-            t.master_done
-                && self
-                    .pending
-                    .get(&t.id)
-                    .is_none_or(|p| p.are_coordinators_fully_acknowledged())
+            self.pending.get(&t.id).is_none_or(|p| {
+                p.is_master_state_acknowledged() && p.are_coordinators_fully_acknowledged()
+            })
         });
         let Some(trigger) = self.triggering.take_if(|_| ready) else {
             return;
@@ -341,8 +332,6 @@ impl CheckpointCoordinator {
 #[derive(Debug, Clone)]
 pub(super) struct TriggerTasks {
     pub(super) id: CheckpointId,
-    /// `TriggeringDone` arrived (location and master hooks).
-    master_done: bool,
     timestamp: Micros,
     props: CheckpointProperties,
     unaligned: bool,
