@@ -290,24 +290,11 @@ impl BarrierDriver {
 
     fn gate_notes(&mut self, events: Vec<GateEvent>) {
         for e in events {
-            let note = match e {
-                GateEvent::Written { channel, id, bytes } => DriverNote::ChannelStateWritten {
-                    channel,
-                    id,
-                    buffers: 1,
-                    bytes,
-                },
-                GateEvent::Captured {
-                    channel,
-                    id,
-                    buffers,
-                    bytes,
-                } => DriverNote::ChannelStateWritten {
-                    channel,
-                    id,
-                    buffers,
-                    bytes,
-                },
+            let note = DriverNote::ChannelStateWritten {
+                channel: e.channel,
+                id: e.id,
+                buffers: e.buffers,
+                bytes: e.bytes,
             };
             self.note(Via::Input, note);
         }

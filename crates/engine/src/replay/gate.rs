@@ -52,22 +52,14 @@ pub struct InputGate {
     written: BTreeMap<(CheckpointId, ChannelIndex), Written>,
 }
 
-/// What the gate did, for the report.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum GateEvent {
-    /// A buffer that arrived while its channel was persisting went to the channel state.
-    Written {
-        channel: ChannelIndex,
-        id: CheckpointId,
-        bytes: u64,
-    },
-    /// `checkpointStarted`: the buffers queued ahead of the channel's barrier went to the state.
-    Captured {
-        channel: ChannelIndex,
-        id: CheckpointId,
-        buffers: u32,
-        bytes: u64,
-    },
+/// Buffers of `channel` the gate wrote as channel state of `id`: one that arrived while its
+/// channel was persisting, or at `checkpointStarted` those queued ahead of its barrier.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GateEvent {
+    pub channel: ChannelIndex,
+    pub id: CheckpointId,
+    pub buffers: u32,
+    pub bytes: u64,
 }
 
 impl InputGate {
@@ -142,7 +134,12 @@ impl InputGate {
             }
             HandlerInput::Buffer { bytes, .. } => {
                 if let Some(id) = c.persisting {
-                    events.push(GateEvent::Written { channel, id, bytes });
+                    events.push(GateEvent {
+                        channel,
+                        id,
+                        buffers: 1,
+                        bytes,
+                    });
                 }
                 c.queue.push_back(Queued {
                     sequence_number,
@@ -261,7 +258,7 @@ impl InputGate {
                 }
             }
             if buffers > 0 {
-                events.push(GateEvent::Captured {
+                events.push(GateEvent {
                     channel,
                     id,
                     buffers,
@@ -283,18 +280,9 @@ impl InputGate {
 
     fn record(&mut self, events: &[GateEvent]) {
         for e in events {
-            let (key, buffers, bytes) = match *e {
-                GateEvent::Written { channel, id, bytes } => ((id, channel), 1, bytes),
-                GateEvent::Captured {
-                    channel,
-                    id,
-                    buffers,
-                    bytes,
-                } => ((id, channel), buffers, bytes),
-            };
-            let w = self.written.entry(key).or_default();
-            w.buffers += buffers;
-            w.bytes += bytes;
+            let w = self.written.entry((e.id, e.channel)).or_default();
+            w.buffers += e.buffers;
+            w.bytes += e.bytes;
         }
     }
 
