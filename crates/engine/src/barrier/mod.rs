@@ -31,13 +31,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::types::{ChannelIndex, CheckpointId, Micros};
 
-/// What the task and the UI need from any barrier handler.
+/// What the task and the UI read from any barrier handler. Inputs go through
+/// [`AnyBarrierHandler::handle_into`]: only the read side needs dynamic dispatch.
 pub trait BarrierHandler {
-    fn handle(&mut self, now: Micros, input: HandlerInput) -> Vec<HandlerEffect>;
-    /// `handle`, appending the effects to `out` (lets a caller reuse one buffer).
-    fn handle_into(&mut self, now: Micros, input: HandlerInput, out: &mut Vec<HandlerEffect>) {
-        out.extend(self.handle(now, input));
-    }
     /// The Flink class name of the current state (the tracker has one: its own).
     fn state_name(&self) -> &'static str;
     fn current_checkpoint_id(&self) -> Option<CheckpointId>;
@@ -52,12 +48,6 @@ pub trait BarrierHandler {
 }
 
 impl BarrierHandler for CheckpointBarrierTracker {
-    fn handle(&mut self, now: Micros, input: HandlerInput) -> Vec<HandlerEffect> {
-        CheckpointBarrierTracker::handle(self, now, input)
-    }
-    fn handle_into(&mut self, now: Micros, input: HandlerInput, out: &mut Vec<HandlerEffect>) {
-        CheckpointBarrierTracker::handle_into(self, now, input, out)
-    }
     fn state_name(&self) -> &'static str {
         CheckpointBarrierTracker::state_name(self)
     }
@@ -85,12 +75,6 @@ impl BarrierHandler for CheckpointBarrierTracker {
 }
 
 impl BarrierHandler for SingleCheckpointBarrierHandler {
-    fn handle(&mut self, now: Micros, input: HandlerInput) -> Vec<HandlerEffect> {
-        SingleCheckpointBarrierHandler::handle(self, now, input)
-    }
-    fn handle_into(&mut self, now: Micros, input: HandlerInput, out: &mut Vec<HandlerEffect>) {
-        SingleCheckpointBarrierHandler::handle_into(self, now, input, out)
-    }
     fn state_name(&self) -> &'static str {
         SingleCheckpointBarrierHandler::state_name(self)
     }
@@ -135,6 +119,20 @@ impl AnyBarrierHandler {
             AnyBarrierHandler::Single(SingleCheckpointBarrierHandler::alternating(num_channels))
         } else {
             AnyBarrierHandler::Single(SingleCheckpointBarrierHandler::aligned(num_channels))
+        }
+    }
+
+    pub fn handle(&mut self, now: Micros, input: HandlerInput) -> Vec<HandlerEffect> {
+        let mut out = Vec::new();
+        self.handle_into(now, input, &mut out);
+        out
+    }
+
+    /// `handle`, appending the effects to `out` (lets a caller reuse one buffer).
+    pub fn handle_into(&mut self, now: Micros, input: HandlerInput, out: &mut Vec<HandlerEffect>) {
+        match self {
+            AnyBarrierHandler::Tracker(t) => t.handle_into(now, input, out),
+            AnyBarrierHandler::Single(s) => s.handle_into(now, input, out),
         }
     }
 
@@ -186,18 +184,6 @@ impl AnyBarrierHandler {
 }
 
 impl BarrierHandler for AnyBarrierHandler {
-    fn handle(&mut self, now: Micros, input: HandlerInput) -> Vec<HandlerEffect> {
-        match self {
-            AnyBarrierHandler::Tracker(t) => t.handle(now, input),
-            AnyBarrierHandler::Single(s) => s.handle(now, input),
-        }
-    }
-    fn handle_into(&mut self, now: Micros, input: HandlerInput, out: &mut Vec<HandlerEffect>) {
-        match self {
-            AnyBarrierHandler::Tracker(t) => t.handle_into(now, input, out),
-            AnyBarrierHandler::Single(s) => s.handle_into(now, input, out),
-        }
-    }
     fn state_name(&self) -> &'static str {
         self.inner().state_name()
     }

@@ -123,10 +123,6 @@ impl SingleCheckpointBarrierHandler {
         self.core.aligned.iter().copied().collect()
     }
 
-    pub fn finished_channels(&self) -> Vec<ChannelIndex> {
-        self.core.finished.iter().copied().collect()
-    }
-
     pub fn num_open_channels(&self) -> u32 {
         self.num_open_channels
     }

@@ -5,7 +5,7 @@
 use super::stream_task::{Action, CurrentInput, StreamTask, PROCESSING_QUANTUM};
 use super::time::TimeState;
 use super::{TaskCtx, TaskEffect};
-use crate::barrier::{BarrierHandler, HandlerEffect, HandlerInput};
+use crate::barrier::{HandlerEffect, HandlerInput};
 use crate::network::{NetBuffer, NetEvent, NetItem, Recycled, Resumed};
 use crate::trace::TraceKind;
 use crate::types::Micros;

@@ -6,7 +6,7 @@ use super::mailbox::Mail;
 use super::operators::Operator;
 use super::stream_task::StreamTask;
 use super::{TaskCtx, TaskEffect};
-use crate::barrier::{BarrierHandler, HandlerInput};
+use crate::barrier::HandlerInput;
 use crate::trace::TraceKind;
 use crate::types::{CheckpointId, Micros};
 

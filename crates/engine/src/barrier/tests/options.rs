@@ -1,9 +1,10 @@
 //! `CheckpointOptions.forConfig` and the persister's replay accounting.
 
 use super::support::*;
+use crate::barrier::metrics::{AlignmentMetrics, CheckpointMetricsSnapshot};
 use crate::barrier::{
-    AlignmentType, AnyBarrierHandler, BarrierHandler, ChannelStatePersister, CheckpointOptions,
-    CheckpointType, SingleCheckpointBarrierHandler,
+    AbortReason, AlignmentType, AnyBarrierHandler, BarrierHandler, ChannelStatePersister,
+    CheckpointOptions, CheckpointType, SingleCheckpointBarrierHandler,
 };
 
 #[test]
@@ -14,6 +15,7 @@ fn for_config_mirrors_flink() {
     assert!(!o.is_exactly_once());
     let o = CheckpointOptions::for_config(cp, true, false, 5);
     assert_eq!(o.alignment, AlignmentType::Aligned);
+    assert!(o.is_exactly_once());
     assert!(!o.is_timeoutable());
     let o = CheckpointOptions::for_config(cp, true, true, 0);
     assert!(o.is_unaligned());
@@ -101,4 +103,122 @@ fn a_handler_mid_alignment_survives_serde_and_clone() {
     let expected = h.handle(20, bar(1, b));
     assert_eq!(back.handle(20, bar(1, b)), expected);
     assert_eq!(copy.handle(20, bar(1, b)), expected);
+}
+
+/// The UI reads every handler through `dyn BarrierHandler`: each kind must report its own
+/// state there, mid-alignment, not a default.
+#[test]
+fn any_handler_reads_through_to_its_handler() {
+    let cases = [
+        (
+            false,
+            false,
+            at_least_once(1, 0),
+            "CheckpointBarrierTracker",
+            vec![],
+        ),
+        (true, false, aligned(1, 0), "CollectingBarriers", vec![0]),
+        (
+            true,
+            true,
+            unaligned(1, 0),
+            "AlternatingCollectingBarriersUnaligned",
+            vec![],
+        ),
+    ];
+    for (exactly_once, unaligned_on, barrier, state, blocked) in cases {
+        let mut h = AnyBarrierHandler::for_mode(exactly_once, unaligned_on, 3);
+        h.handle(5, bar(0, barrier));
+        let view: &dyn BarrierHandler = &h;
+        assert_eq!(view.state_name(), state);
+        assert_eq!(view.current_checkpoint_id(), Some(1), "{state}");
+        assert_eq!(view.pending_checkpoint_ids(), vec![1], "{state}");
+        assert_eq!(view.aligned_channels(), vec![0], "{state}");
+        assert_eq!(view.blocked_channels(), blocked, "{state}");
+        assert_eq!(view.num_open_channels(), 3, "{state}");
+        assert!(view.is_during_alignment(), "{state}");
+        let persisting = view.persister().persisting_channels();
+        assert_eq!(
+            persisting,
+            if unaligned_on { vec![1, 2] } else { vec![] },
+            "{state}"
+        );
+    }
+}
+
+/// Traces and the UI name an abort as Flink's `CheckpointFailureReason` does, which is also its
+/// serialized form.
+#[test]
+fn abort_reasons_carry_flinks_names() {
+    for r in [
+        AbortReason::CheckpointDeclinedSubsumed,
+        AbortReason::CheckpointDeclinedOnCancellationBarrier,
+        AbortReason::CheckpointDeclinedInputEndOfStream,
+    ] {
+        assert!(r.flink_name().starts_with("CHECKPOINT_DECLINED_"));
+        assert_eq!(serde_json::to_value(r).unwrap(), r.flink_name());
+    }
+}
+
+/// `markAlignmentEnd` freezes the figures; `resetAlignment` forgets the checkpoint.
+#[test]
+fn alignment_metrics_freeze_at_the_end_and_reset_on_abort() {
+    let mut m = AlignmentMetrics::default();
+    m.mark_start(3, 4, 10);
+    m.add_processed_bytes(100);
+    assert!(m.is_during_alignment());
+    assert_eq!(m.snapshot(3, 25).alignment_duration, 15);
+    m.mark_end(30);
+    m.add_processed_bytes(7);
+    assert!(!m.is_during_alignment());
+    let done = m.snapshot(3, 50);
+    assert_eq!((done.start_delay, done.alignment_duration), (6, 20));
+    assert_eq!(done.bytes_processed_during_alignment, 100);
+    assert_eq!(m.snapshot(2, 50), CheckpointMetricsSnapshot::default());
+    m.mark_start(4, 40, 41);
+    m.reset();
+    assert!(!m.is_during_alignment());
+    assert_eq!(m.snapshot(4, 60), CheckpointMetricsSnapshot::default());
+}
+
+/// A channel stops recording only for the checkpoint it records for; discarding keeps newer
+/// checkpoints' bytes.
+#[test]
+fn persister_stops_only_for_its_checkpoint_and_discards_only_older_ones() {
+    use crate::barrier::HandlerEffect::{PersistInFlight, StartPersisting, StopPersisting};
+    let mut p = ChannelStatePersister::new();
+    p.observe(&StartPersisting { channel: 0, id: 2 });
+    p.observe(&StopPersisting { channel: 0, id: 1 });
+    assert_eq!(p.persisting_for(0), Some(2));
+    p.observe(&StopPersisting { channel: 0, id: 2 });
+    assert_eq!(p.persisting_for(0), None);
+    for id in [1, 2, 3] {
+        p.observe(&PersistInFlight {
+            channel: 1,
+            id,
+            bytes: 10 * id,
+        });
+    }
+    p.discard_up_to(1);
+    assert_eq!(p.checkpoint_ids(), vec![2, 3]);
+    assert_eq!(p.persisted_bytes(3, 1), 30);
+    p.discard_up_to(crate::types::CheckpointId::MAX);
+    assert!(p.checkpoint_ids().is_empty());
+}
+
+/// Only a timeoutable (aligned) barrier times out: a forced-aligned one keeps its timeout
+/// field but never switches to unaligned.
+#[test]
+fn only_timeoutable_barriers_time_out() {
+    let t = timeoutable(1, 0, 30);
+    assert!(!t.is_timed_out(30) && t.is_timed_out(31));
+    let forced = crate::barrier::CheckpointBarrier {
+        options: CheckpointOptions {
+            alignment: AlignmentType::ForcedAligned,
+            ..t.options
+        },
+        ..t
+    };
+    assert_eq!(forced.options.aligned_checkpoint_timeout, Some(30));
+    assert!(!forced.is_timed_out(1_000));
 }
