@@ -503,9 +503,15 @@ def real_run(job_dir: Path, out: Path, seconds: int, run_no: int, start_timeout:
         if stale_log.exists():
             stale_log.unlink()
     stderr = open(out / "stderr.txt", "w")
+    # The MiniCluster unpacks its RPC jar (~20 MB) into java.io.tmpdir and deletes it only on a
+    # clean shutdown; the job is killed, so give it a directory of its own and remove it after.
+    java_tmp = Path(tempfile.mkdtemp(prefix="barrierlab-flink-tmp-"))
+    env = dict(os.environ)
+    env["JAVA_TOOL_OPTIONS"] = (env.get("JAVA_TOOL_OPTIONS", "") +
+                                f" -Djava.io.tmpdir={java_tmp}").strip()
     t_launch = time.monotonic()
     proc = subprocess.Popen(cmd, cwd=job_dir, stdout=subprocess.PIPE, stderr=stderr, text=True,
-                            start_new_session=True)
+                            start_new_session=True, env=env)
     _children.append(proc)
     lines: list[str] = []
     found: dict = {}
@@ -550,6 +556,7 @@ def real_run(job_dir: Path, out: Path, seconds: int, run_no: int, start_timeout:
         kill_group(proc)
         th.join(timeout=2)
         stderr.close()
+        shutil.rmtree(java_tmp, ignore_errors=True)
         meta["stdout"] = lines[-50:]
         meta["wall_s"] = round(time.monotonic() - t_launch, 3)
         (out / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
