@@ -34,6 +34,16 @@ pub fn sim_time_ms(ms: u64) -> String {
     sim_time(ms.saturating_mul(1_000))
 }
 
+/// A REST duration in milliseconds; negative (Flink's `-1`) means "not yet": `-`.
+pub fn rest_millis(ms: i64) -> String {
+    u64::try_from(ms).map_or_else(|_| "-".to_string(), millis)
+}
+
+/// A REST timestamp in simulated milliseconds; negative means "not yet": `-`.
+pub fn rest_time(ms: i64) -> String {
+    u64::try_from(ms).map_or_else(|_| "-".to_string(), sim_time_ms)
+}
+
 /// Bytes as Flink's UI prints them: `512 B`, `5.6 KB`, `12.0 MB`.
 pub fn bytes(b: u64) -> String {
     if b < 1024 {
@@ -64,6 +74,10 @@ mod tests {
         assert_eq!(sim_time(12_345_678), "12.345 s");
         assert_eq!(bytes(5_696), "5.6 KB");
         assert_eq!(millis(2), "2 ms");
+        assert_eq!(rest_millis(-1), "-");
+        assert_eq!(rest_millis(1_500), "1.50 s");
+        assert_eq!(rest_time(-1), "-");
+        assert_eq!(rest_time(12_345), "12.345 s");
         assert_eq!(percent(0.126), "13%");
     }
 }

@@ -10,7 +10,6 @@ pub mod faults;
 pub mod flink_job;
 pub mod format;
 mod hooks;
-mod json;
 mod keyboard;
 pub mod model;
 pub mod panic;

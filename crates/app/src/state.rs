@@ -8,7 +8,6 @@ use std::rc::Rc;
 use barrierlab_engine::scenario::{preset, Fault, Scenario};
 use barrierlab_engine::sim::{CheckpointRow, JobStatus, Simulation, UserRequest};
 use barrierlab_engine::types::Micros;
-use serde_json::Value;
 use yew::prelude::*;
 
 use crate::budget::{deadline, run_budgeted, RunEnd};
@@ -190,7 +189,7 @@ pub struct State {
     last_tick_ms: Option<f64>,
     /// Derived from the simulation, recomputed only when the checkpoint history changed.
     pub rows: Rc<Vec<CheckpointRow>>,
-    pub report: Rc<Value>,
+    pub report: Option<Rc<barrierlab_engine::sim::RestReport>>,
     pub timeline: Rc<Vec<TimelineCheckpoint>>,
     /// What changed the derived views last time: checkpoint counts, restores, status.
     derived_key: (u64, u64, u64, u64, JobStatus),
@@ -302,7 +301,7 @@ impl State {
             scenario,
             last_tick_ms: None,
             rows: Rc::new(Vec::new()),
-            report: Rc::new(Value::Null),
+            report: None,
             timeline: Rc::new(Vec::new()),
             derived_key: (0, 0, 0, 0, JobStatus::Running),
             report_at: f64::NEG_INFINITY,
@@ -344,8 +343,8 @@ impl State {
             return;
         }
         let rows = sim.checkpoint_rows();
-        if force || milestone || *self.rows != rows || self.report.is_null() {
-            self.report = Rc::new(sim.json_report());
+        if force || milestone || *self.rows != rows || self.report.is_none() {
+            self.report = Some(Rc::new(sim.rest_report()));
             self.timeline = Rc::new(timeline_model(&sim));
             self.rows = Rc::new(rows);
             self.report_at = now;
@@ -695,7 +694,7 @@ impl Reducible for State {
                 next.playing = false;
                 next.last_tick_ms = None;
                 next.sim = Rc::new(RefCell::new(sim));
-                next.report = Rc::new(Value::Null);
+                next.report = None;
                 next.jumped()
             }
             Action::StartCompare => {

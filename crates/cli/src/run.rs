@@ -277,25 +277,22 @@ fn print_table(sim: &Simulation) {
     println!("backpressure (last 5 s):");
     let report = sim.backpressure(5);
     for (id, vertex) in sim.job_vertex_ids().iter().zip(sim.vertex_names()) {
-        {
-            let info = &report[id.as_str()];
-            let subtasks: Vec<String> = info["subtasks"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(|s| {
-                    format!(
-                        "#{} {} busy {:.0}% bp {:.0}% idle {:.0}% in {}",
-                        s["subtask"],
-                        s["backpressureLevel"].as_str().unwrap_or(""),
-                        s["busyRatio"].as_f64().unwrap_or(0.0) * 100.0,
-                        s["ratio"].as_f64().unwrap_or(0.0) * 100.0,
-                        s["idleRatio"].as_f64().unwrap_or(0.0) * 100.0,
-                        s["records-in"]
-                    )
-                })
-                .collect();
-            println!("  {vertex}: {}", subtasks.join(" | "));
-        }
+        let subtasks: Vec<String> = report
+            .get(id)
+            .into_iter()
+            .flat_map(|info| &info.subtasks)
+            .map(|s| {
+                format!(
+                    "#{} {} busy {:.0}% bp {:.0}% idle {:.0}% in {}",
+                    s.subtask,
+                    s.level.0.as_str(),
+                    s.busy_ratio * 100.0,
+                    s.ratio * 100.0,
+                    s.idle_ratio * 100.0,
+                    s.records_in
+                )
+            })
+            .collect();
+        println!("  {vertex}: {}", subtasks.join(" | "));
     }
 }

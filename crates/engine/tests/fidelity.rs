@@ -121,8 +121,7 @@ fn sixteen_integer_keys_split_seven_nine_over_two_subtasks() {
     );
     let bp = sim.backpressure(30);
     let keyed = &sim.job_vertex_ids()[1];
-    let subtasks = bp[keyed.as_str()]["subtasks"].as_array().unwrap().clone();
-    assert_eq!(subtasks[0]["records-in"].as_u64(), Some(records[0]));
+    assert_eq!(bp[keyed].subtasks[0].records_in, records[0]);
 }
 
 #[test]

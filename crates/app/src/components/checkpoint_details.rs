@@ -1,31 +1,43 @@
-//! One checkpoint's details, per operator (job vertex) and per subtask, from
-//! `json_report()["subtasks"][id]` (Flink's `/jobs/:id/checkpoints/details/:cid/subtasks/:vid`).
+//! One checkpoint's details, per operator (job vertex) and per subtask, from the report's
+//! `subtasks[id]` (Flink's `/jobs/:id/checkpoints/details/:cid/subtasks/:vid`).
 
 use std::rc::Rc;
 
-use serde_json::Value;
+use barrierlab_engine::sim::RestReport;
+use barrierlab_engine::stats::rest_details::TaskSubtaskSummary;
+use barrierlab_engine::stats::{StatsSummaryDto, SubtaskCheckpointStatistics};
 use yew::prelude::*;
 
-use crate::json::{b, bytes, duration, s, timestamp, u};
+use super::checkpoints::same_report;
+use crate::format::{bytes, rest_millis, rest_time};
 
 /// Per (checkpoint, vertex name, subtask): sync, async, alignment and start delay in µs, from the
 /// engine's statistics, so the table shows what the why panel shows ("120 µs", not "0 ms"; the
 /// REST figure in whole milliseconds is the cell's title).
 pub type PhaseMicros = std::collections::BTreeMap<(u64, String, u32), [u64; 4]>;
 
-#[derive(Properties, PartialEq)]
+#[derive(Properties)]
 pub struct DetailsProps {
     pub id: u64,
-    pub report: Rc<Value>,
+    pub report: Option<Rc<RestReport>>,
     /// Vertex names in job graph order (the report's map is alphabetical).
     pub order: Vec<String>,
     #[prop_or_default]
     pub phases: Rc<PhaseMicros>,
 }
 
+impl PartialEq for DetailsProps {
+    fn eq(&self, o: &Self) -> bool {
+        self.id == o.id
+            && same_report(&self.report, &o.report)
+            && self.order == o.order
+            && self.phases == o.phases
+    }
+}
+
 /// A phase cell: µs precision when the engine's figure is known, else the REST milliseconds.
-fn phase_cell(v: &Value, key: &str, us: Option<u64>) -> Html {
-    let rest = duration(v, key);
+fn phase_cell(rest_ms: i64, us: Option<u64>) -> Html {
+    let rest = rest_millis(rest_ms);
     match us {
         Some(us) => {
             html! { <td title={format!("REST: {rest}")}>{ crate::format::micros(us) }</td> }
@@ -34,60 +46,69 @@ fn phase_cell(v: &Value, key: &str, us: Option<u64>) -> Html {
     }
 }
 
-fn subtask_row(st: &Value, phases: Option<&[u64; 4]>) -> Html {
-    let pending = s(st, "className") == "pending";
-    if pending {
+fn subtask_index(st: &SubtaskCheckpointStatistics) -> u32 {
+    match st {
+        SubtaskCheckpointStatistics::Completed { index, .. }
+        | SubtaskCheckpointStatistics::Pending { index, .. } => *index,
+    }
+}
+
+fn subtask_row(st: &SubtaskCheckpointStatistics, phases: Option<&[u64; 4]>) -> Html {
+    let SubtaskCheckpointStatistics::Completed {
+        index,
+        ack_timestamp,
+        end_to_end_duration,
+        checkpointed_size,
+        checkpoint,
+        alignment: al,
+        start_delay,
+        unaligned_checkpoint,
+        aborted,
+        ..
+    } = st
+    else {
         return html! {
             <tr class="subtask-row pending">
-                <td>{ u(st, "index") }</td>
+                <td>{ subtask_index(st) }</td>
                 <td colspan="10" class="muted">{ "pending: not acknowledged yet" }</td>
             </tr>
         };
-    }
-    let cp = &st["checkpoint"];
-    let al = &st["alignment"];
+    };
     html! {
         <tr class="subtask-row">
-            <td>{ u(st, "index") }</td>
-            <td class="opt">{ timestamp(st, "ack_timestamp") }</td>
-            <td>{ duration(st, "end_to_end_duration") }</td>
-            <td>{ bytes(st, "checkpointed_size") }</td>
-            { phase_cell(cp, "sync", phases.map(|p| p[0])) }
-            { phase_cell(cp, "async", phases.map(|p| p[1])) }
-            { phase_cell(al, "duration", phases.map(|p| p[2])) }
-            { phase_cell(st, "start_delay", phases.map(|p| p[3])) }
-            <td>{ format!("{} ({})", bytes(al, "processed"), bytes(al, "persisted")) }</td>
-            <td class="opt">{ if b(st, "unaligned_checkpoint") { "yes" } else { "no" } }</td>
-            <td class="opt">{ if b(st, "aborted") { "yes" } else { "no" } }</td>
+            <td>{ index }</td>
+            <td class="opt">{ rest_time(*ack_timestamp) }</td>
+            <td>{ rest_millis(*end_to_end_duration) }</td>
+            <td>{ bytes(*checkpointed_size) }</td>
+            { phase_cell(checkpoint.sync, phases.map(|p| p[0])) }
+            { phase_cell(checkpoint.async_, phases.map(|p| p[1])) }
+            { phase_cell(al.duration, phases.map(|p| p[2])) }
+            { phase_cell(*start_delay, phases.map(|p| p[3])) }
+            <td>{ format!("{} ({})", bytes(al.processed), bytes(al.persisted)) }</td>
+            <td class="opt">{ if *unaligned_checkpoint { "yes" } else { "no" } }</td>
+            <td class="opt">{ if *aborted { "yes" } else { "no" } }</td>
         </tr>
     }
 }
 
 /// The operator's min/avg/max over its subtasks, as the Web UI's "Summary" rows above the
 /// subtask list (`TaskCheckpointStatisticsWithSubtaskDetails.summary`).
-fn operator_summary(sum: &Value) -> Html {
-    let ms = |v: &Value, stat: &str| -> String {
-        match v.get(stat).and_then(Value::as_i64) {
-            Some(x) if x >= 0 => crate::format::millis(x as u64),
-            _ => "-".into(),
-        }
-    };
-    let by = |v: &Value, stat: &str| -> String {
-        crate::format::bytes(v.get(stat).and_then(Value::as_u64).unwrap_or(0))
-    };
-    let row = |label: &str, stat: &str| {
-        let al = &sum["alignment"];
+fn operator_summary(sum: &TaskSubtaskSummary) -> Html {
+    let ms = rest_millis;
+    let by = |x: i64| -> String { bytes(u64::try_from(x).unwrap_or(0)) };
+    let row = |label: &str, stat: fn(&StatsSummaryDto) -> i64| {
+        let al = &sum.alignment;
         html! {
             <tr>
                 <th scope="row">{ label.to_string() }</th>
-                <td>{ ms(&sum["end_to_end_duration"], stat) }</td>
-                <td>{ by(&sum["checkpointed_size"], stat) }</td>
-                <td class="opt">{ by(&sum["state_size"], stat) }</td>
-                <td>{ ms(&sum["checkpoint_duration"]["sync"], stat) }</td>
-                <td>{ ms(&sum["checkpoint_duration"]["async"], stat) }</td>
-                <td>{ ms(&al["duration"], stat) }</td>
-                <td>{ ms(&sum["start_delay"], stat) }</td>
-                <td>{ format!("{} ({})", by(&al["processed"], stat), by(&al["persisted"], stat)) }</td>
+                <td>{ ms(stat(&sum.end_to_end_duration)) }</td>
+                <td>{ by(stat(&sum.checkpointed_size)) }</td>
+                <td class="opt">{ by(stat(&sum.state_size)) }</td>
+                <td>{ ms(stat(&sum.checkpoint_duration.sync)) }</td>
+                <td>{ ms(stat(&sum.checkpoint_duration.async_)) }</td>
+                <td>{ ms(stat(&al.duration)) }</td>
+                <td>{ ms(stat(&sum.start_delay)) }</td>
+                <td>{ format!("{} ({})", by(stat(&al.processed)), by(stat(&al.persisted))) }</td>
             </tr>
         }
     };
@@ -101,9 +122,9 @@ fn operator_summary(sum: &Value) -> Html {
                 </tr>
             </thead>
             <tbody>
-                { row("Minimum", "min") }
-                { row("Average", "avg") }
-                { row("Maximum", "max") }
+                { row("Minimum", |s| s.min) }
+                { row("Average", |s| s.avg) }
+                { row("Maximum", |s| s.max) }
             </tbody>
         </table>
     }
@@ -112,8 +133,8 @@ fn operator_summary(sum: &Value) -> Html {
 #[function_component(CheckpointDetails)]
 pub fn checkpoint_details(p: &DetailsProps) -> Html {
     let expanded = use_state(Vec::<String>::new);
-    let per_vertex = &p.report["subtasks"][p.id.to_string()];
-    let Some(map) = per_vertex.as_object() else {
+    let report = p.report.as_deref();
+    let Some(map) = report.and_then(|r| r.subtasks.get(&p.id)) else {
         return html! {
             <p class="empty" id="checkpoint-details">
                 { format!("Checkpoint {} is no longer in the history.", p.id) }
@@ -121,22 +142,19 @@ pub fn checkpoint_details(p: &DetailsProps) -> Html {
         };
     };
     // The map is keyed by JobVertexID, as Flink's REST API keys it; `job.vertices` names them.
-    let vertices = p.report["job"]["vertices"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
+    let vertices = report.map_or(&[][..], |r| r.job.vertices.as_slice());
     let label = |id: &str| -> String {
         vertices
             .iter()
-            .find(|v| s(v, "id") == id)
-            .map(|v| s(v, "name"))
+            .find(|v| v.id == id)
+            .map(|v| v.name.clone())
             .unwrap_or_else(|| id.to_string())
     };
     let id_of = |name: &String| -> Option<String> {
         vertices
             .iter()
-            .find(|v| s(v, "name") == *name)
-            .map(|v| s(v, "id"))
+            .find(|v| v.name == *name)
+            .map(|v| v.id.clone())
     };
     let mut names: Vec<String> = p
         .order
@@ -178,22 +196,21 @@ pub fn checkpoint_details(p: &DetailsProps) -> Html {
                                 expanded.set(next);
                             })
                         };
-                        let subtasks = v["subtasks"].as_array().cloned().unwrap_or_default();
                         html! {
                             <tbody class="operator">
                                 <tr class="row operator-row" onclick={toggle} aria-expanded={open.to_string()}>
                                     <td class="name" title={shown.clone()}>{ if open { "▾ " } else { "▸ " } }{ shown.clone() }</td>
-                                    <td>{ s(v, "status") }</td>
-                                    <td>{ format!("{}/{}", u(v, "num_acknowledged_subtasks"), u(v, "num_subtasks")) }</td>
-                                    <td class="opt">{ timestamp(v, "latest_ack_timestamp") }</td>
-                                    <td>{ duration(v, "end_to_end_duration") }</td>
-                                    <td>{ bytes(v, "checkpointed_size") }</td>
-                                    <td>{ format!("{} ({})", bytes(v, "processed_data"), bytes(v, "persisted_data")) }</td>
+                                    <td>{ v.status.as_str() }</td>
+                                    <td>{ format!("{}/{}", v.num_acknowledged_subtasks, v.num_subtasks) }</td>
+                                    <td class="opt">{ rest_time(v.latest_ack_timestamp) }</td>
+                                    <td>{ rest_millis(v.end_to_end_duration) }</td>
+                                    <td>{ bytes(v.checkpointed_size) }</td>
+                                    <td>{ format!("{} ({})", bytes(v.processed_data), bytes(v.persisted_data)) }</td>
                                 </tr>
                                 if open {
                                     <tr class="subtasks-holder">
                                         <td colspan="7">
-                                            { operator_summary(&v["summary"]) }
+                                            { operator_summary(&v.summary) }
                                             <table class="data subtasks">
                                                 <thead>
                                                     <tr>
@@ -203,8 +220,8 @@ pub fn checkpoint_details(p: &DetailsProps) -> Html {
                                                         <th>{ "Processed (Persisted)" }</th><th class="opt">{ "Unaligned" }</th><th class="opt">{ "Aborted" }</th>
                                                     </tr>
                                                 </thead>
-                                                <tbody>{ for subtasks.iter().map(|st| {
-                                                    let key = (p.id, shown.clone(), u(st, "index") as u32);
+                                                <tbody>{ for v.subtasks.iter().map(|st| {
+                                                    let key = (p.id, shown.clone(), subtask_index(st));
                                                     subtask_row(st, p.phases.get(&key))
                                                 }) }</tbody>
                                             </table>

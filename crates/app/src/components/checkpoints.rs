@@ -1,14 +1,19 @@
 //! The checkpoints panel in the Flink Web UI's vocabulary: Overview, History, Summary and
-//! Configuration, from the engine's REST-shaped report.
+//! Configuration, from the engine's typed REST report.
 
 use std::rc::Rc;
 
-use barrierlab_engine::sim::CheckpointRow;
-use serde_json::Value;
+use barrierlab_engine::sim::{CheckpointRow, RestReport};
+use barrierlab_engine::stats::rest_checkpoints::{RestoredCheckpointStatistics, Summary};
+use barrierlab_engine::stats::{
+    CheckpointStatistics, CheckpointStatisticsKind, CheckpointStatsStatus, CheckpointingStatistics,
+    RestAPICheckpointType, StatsSummaryDto,
+};
 use yew::prelude::*;
 
+use super::checkpoint_config::configuration;
 use super::checkpoint_details::CheckpointDetails;
-use crate::json::{b, bytes, duration, i, s, timestamp, u};
+use crate::format::{bytes, rest_millis, rest_time};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Tab {
@@ -35,10 +40,11 @@ impl Tab {
     }
 }
 
-#[derive(Properties, PartialEq)]
+#[derive(Properties)]
 pub struct CheckpointsProps {
     pub rows: Rc<Vec<CheckpointRow>>,
-    pub report: Rc<Value>,
+    /// `None` until the state has built one (and again after a seek, until it rebuilds).
+    pub report: Option<Rc<RestReport>>,
     /// A checkpoint to select on mount (a link's `checkpoint=`): opens the History tab on it.
     #[prop_or_default]
     pub initial: Option<u64>,
@@ -48,6 +54,26 @@ pub struct CheckpointsProps {
     /// Phase durations in µs for the details table.
     #[prop_or_default]
     pub phases: Rc<super::checkpoint_details::PhaseMicros>,
+}
+
+impl PartialEq for CheckpointsProps {
+    fn eq(&self, o: &Self) -> bool {
+        self.rows == o.rows
+            && same_report(&self.report, &o.report)
+            && self.initial == o.initial
+            && self.trends == o.trends
+            && self.phases == o.phases
+    }
+}
+
+/// A report is built whole and never changed, so the same `Rc` is the same report; comparing
+/// contents instead would walk every subtask's statistics on each render of the app.
+pub(super) fn same_report(a: &Option<Rc<RestReport>>, b: &Option<Rc<RestReport>>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => Rc::ptr_eq(a, b),
+        (None, None) => true,
+        _ => false,
+    }
 }
 
 #[function_component(CheckpointsPanel)]
@@ -60,7 +86,7 @@ pub fn checkpoints_panel(p: &CheckpointsProps) -> Html {
         }
     });
     let selected = use_state(|| p.initial);
-    let cps = &p.report["checkpoints"];
+    let cps = p.report.as_deref().map(|r| &r.checkpoints);
     let body = match *tab {
         Tab::Overview => overview(cps),
         Tab::History => {
@@ -88,7 +114,7 @@ pub fn checkpoints_panel(p: &CheckpointsProps) -> Html {
             }
         }
         Tab::Summary => summary(cps, &p.trends),
-        Tab::Configuration => configuration(&p.report["config"]),
+        Tab::Configuration => configuration(p.report.as_deref().map(|r| &r.config)),
     };
     html! {
         <div class="checkpoints">
@@ -109,80 +135,89 @@ pub fn checkpoints_panel(p: &CheckpointsProps) -> Html {
     }
 }
 
-fn latest(title: &str, cp: &Value) -> Html {
-    let content = if cp.is_null() {
-        html! { <td colspan="4" class="muted">{ "None" }</td> }
-    } else {
-        let detail = if cp.get("failure_message").is_some() {
-            s(cp, "failure_message")
-        } else {
-            s(cp, "external_path")
-        };
-        html! {
-            <>
-                <td>{ format!("ID {}", u(cp, "id")) }</td>
-                <td>{ timestamp(cp, "trigger_timestamp") }</td>
-                <td>{ duration(cp, "end_to_end_duration") }</td>
-                <td class="path" title={detail.clone()}>{ detail }</td>
-            </>
+fn latest(title: &str, cp: Option<&CheckpointStatistics>) -> Html {
+    let content = match cp {
+        None => html! { <td colspan="4" class="muted">{ "None" }</td> },
+        Some(cp) => {
+            let detail = match &cp.kind {
+                CheckpointStatisticsKind::Failed {
+                    failure_message, ..
+                } => failure_message.clone(),
+                CheckpointStatisticsKind::Completed { external_path, .. } => external_path.clone(),
+                CheckpointStatisticsKind::InProgress {} => None,
+            }
+            .unwrap_or_default();
+            html! {
+                <>
+                    <td>{ format!("ID {}", cp.id) }</td>
+                    <td>{ rest_time(cp.trigger_timestamp) }</td>
+                    <td>{ rest_millis(cp.end_to_end_duration) }</td>
+                    <td class="path" title={detail.clone()}>{ detail }</td>
+                </>
+            }
         }
     };
     html! { <tr><th scope="row">{ title }</th>{ content }</tr> }
 }
 
 /// `latest.restored`: `RestoredCheckpointStatistics` (id, restore time, savepoint or not, path).
-fn restored(r: &Value) -> Html {
-    let content = if r.is_null() {
-        html! { <td colspan="4" class="muted">{ "None" }</td> }
-    } else {
-        let kind = if b(r, "is_savepoint") {
-            "savepoint"
-        } else {
-            "checkpoint"
-        };
-        let path = s(r, "external_path");
-        html! {
-            <>
-                <td id="latest-restore-id">{ format!("ID {}", u(r, "id")) }</td>
-                <td title="Restore time">{ timestamp(r, "restore_timestamp") }</td>
-                <td>{ "-" }</td>
-                <td class="path" title={path.clone()}>{ if path.is_empty() { kind.to_string() } else { format!("{kind}: {path}") } }</td>
-            </>
+fn restored(r: Option<&RestoredCheckpointStatistics>) -> Html {
+    let content = match r {
+        None => html! { <td colspan="4" class="muted">{ "None" }</td> },
+        Some(r) => {
+            let kind = if r.is_savepoint {
+                "savepoint"
+            } else {
+                "checkpoint"
+            };
+            let path = r.external_path.clone().unwrap_or_default();
+            html! {
+                <>
+                    <td id="latest-restore-id">{ format!("ID {}", r.id) }</td>
+                    <td title="Restore time">{ rest_time(r.restore_timestamp) }</td>
+                    <td>{ "-" }</td>
+                    <td class="path" title={path.clone()}>{ if path.is_empty() { kind.to_string() } else { format!("{kind}: {path}") } }</td>
+                </>
+            }
         }
     };
     html! { <tr id="latest-restore"><th scope="row">{ "Latest Restore" }</th>{ content }</tr> }
 }
 
-fn overview(cps: &Value) -> Html {
-    if cps.is_null() {
+fn overview(cps: Option<&CheckpointingStatistics>) -> Html {
+    let Some(cps) = cps else {
         return html! { <p class="empty">{ "No statistics yet." }</p> };
-    }
-    let c = &cps["counts"];
-    let l = &cps["latest"];
+    };
+    let c = &cps.counts;
+    let l = &cps.latest;
     html! {
         <div id="checkpoint-overview">
             <dl class="counts">
-                <div><dt>{ "Triggered" }</dt><dd id="count-triggered">{ u(c, "total") }</dd></div>
-                <div><dt>{ "In Progress" }</dt><dd id="count-in-progress">{ u(c, "in_progress") }</dd></div>
-                <div><dt>{ "Completed" }</dt><dd id="count-completed">{ u(c, "completed") }</dd></div>
-                <div><dt>{ "Failed" }</dt><dd id="count-failed">{ u(c, "failed") }</dd></div>
-                <div><dt>{ "Restored" }</dt><dd id="count-restored">{ u(c, "restored") }</dd></div>
+                <div><dt>{ "Triggered" }</dt><dd id="count-triggered">{ c.total }</dd></div>
+                <div><dt>{ "In Progress" }</dt><dd id="count-in-progress">{ c.in_progress }</dd></div>
+                <div><dt>{ "Completed" }</dt><dd id="count-completed">{ c.completed }</dd></div>
+                <div><dt>{ "Failed" }</dt><dd id="count-failed">{ c.failed }</dd></div>
+                <div><dt>{ "Restored" }</dt><dd id="count-restored">{ c.restored }</dd></div>
             </dl>
             <table class="data">
                 <thead><tr><th /><th>{ "ID" }</th><th>{ "Trigger Time" }</th><th>{ "Duration" }</th><th>{ "Path / Cause" }</th></tr></thead>
                 <tbody>
-                    { latest("Latest Completed", &l["completed"]) }
-                    { latest("Latest Failed", &l["failed"]) }
-                    { latest("Latest Savepoint", &l["savepoint"]) }
-                    { restored(&l["restored"]) }
+                    { latest("Latest Completed", l.completed.as_ref()) }
+                    { latest("Latest Failed", l.failed.as_ref()) }
+                    { latest("Latest Savepoint", l.savepoint.as_ref()) }
+                    { restored(l.restored.as_ref()) }
                 </tbody>
             </table>
         </div>
     }
 }
 
-fn history(cps: &Value, selected: Option<u64>, on_select: Callback<u64>) -> Html {
-    let rows = cps["history"].as_array().cloned().unwrap_or_default();
+fn history(
+    cps: Option<&CheckpointingStatistics>,
+    selected: Option<u64>,
+    on_select: Callback<u64>,
+) -> Html {
+    let rows = cps.map_or(&[][..], |c| c.history.as_slice());
     if rows.is_empty() {
         return html! { <p class="empty">{ "No checkpoint has been triggered yet." }</p> };
     }
@@ -200,25 +235,25 @@ fn history(cps: &Value, selected: Option<u64>, on_select: Callback<u64>) -> Html
                 </thead>
                 <tbody>
                     { for rows.iter().map(|r| {
-                        let id = u(r, "id");
-                        let status = s(r, "status");
+                        let id = r.id;
+                        let status = r.status.as_str();
                         let onclick = { let on = on_select.clone(); Callback::from(move |_| on.emit(id)) };
-                        let kind = if b(r, "is_savepoint") { "Savepoint" } else { "Checkpoint" };
+                        let kind = if r.is_savepoint { "Savepoint" } else { "Checkpoint" };
                         html! {
                             <tr class={classes!("row", (selected == Some(id)).then_some("selected"))}
-                                data-id={id.to_string()} data-status={status.clone()} onclick={onclick}
+                                data-id={id.to_string()} data-status={status} onclick={onclick}
                                 title={format!("{kind} {id}: click for per-operator details")}>
-                                <td>{ id }{ if b(r, "is_savepoint") { " (SP)" } else { "" } }</td>
-                                <td><span class={classes!("status", status.to_ascii_lowercase())}>{ status.clone() }</span></td>
-                                <td class="checkpoint-type" data-type={checkpoint_type(&s(r, "checkpoint_type"))}
-                                    title={checkpoint_type(&s(r, "checkpoint_type"))}>{ short_type(&s(r, "checkpoint_type")) }</td>
-                                <td>{ format!("{}/{}", u(r, "num_acknowledged_subtasks"), u(r, "num_subtasks")) }</td>
-                                <td>{ timestamp(r, "trigger_timestamp") }</td>
-                                <td>{ if i(r, "latest_ack_timestamp") > 0 { timestamp(r, "latest_ack_timestamp") } else { "-".into() } }</td>
-                                <td>{ if status == "COMPLETED" { duration(r, "end_to_end_duration") } else { "-".into() } }</td>
-                                <td>{ bytes(r, "checkpointed_size") }</td>
-                                <td>{ bytes(r, "state_size") }</td>
-                                <td>{ format!("{} ({})", bytes(r, "processed_data"), bytes(r, "persisted_data")) }</td>
+                                <td>{ id }{ if r.is_savepoint { " (SP)" } else { "" } }</td>
+                                <td><span class={classes!("status", status.to_ascii_lowercase())}>{ status }</span></td>
+                                <td class="checkpoint-type" data-type={checkpoint_type(r.checkpoint_type)}
+                                    title={checkpoint_type(r.checkpoint_type)}>{ short_type(r.checkpoint_type) }</td>
+                                <td>{ format!("{}/{}", r.num_acknowledged_subtasks, r.num_subtasks) }</td>
+                                <td>{ rest_time(r.trigger_timestamp) }</td>
+                                <td>{ if r.latest_ack_timestamp > 0 { rest_time(r.latest_ack_timestamp) } else { "-".into() } }</td>
+                                <td>{ if r.status == CheckpointStatsStatus::COMPLETED { rest_millis(r.end_to_end_duration) } else { "-".into() } }</td>
+                                <td>{ bytes(r.checkpointed_size) }</td>
+                                <td>{ bytes(r.state_size) }</td>
+                                <td>{ format!("{} ({})", bytes(r.processed_data), bytes(r.persisted_data)) }</td>
                             </tr>
                         }
                     }) }
@@ -229,63 +264,72 @@ fn history(cps: &Value, selected: Option<u64>, on_select: Callback<u64>) -> Html
 }
 
 /// The Web UI's words for the REST `checkpoint_type`.
-pub fn checkpoint_type(rest: &str) -> &'static str {
-    match rest {
-        "CHECKPOINT" => "aligned checkpoint",
-        "UNALIGNED_CHECKPOINT" => "unaligned checkpoint",
-        "SAVEPOINT" => "savepoint",
-        "SYNC_SAVEPOINT" => "savepoint (stop)",
-        "FULL_CHECKPOINT" => "full checkpoint",
-        _ => "-",
+fn checkpoint_type(t: RestAPICheckpointType) -> &'static str {
+    match t {
+        RestAPICheckpointType::Checkpoint => "aligned checkpoint",
+        RestAPICheckpointType::UnalignedCheckpoint => "unaligned checkpoint",
+        RestAPICheckpointType::Savepoint => "savepoint",
+        RestAPICheckpointType::SyncSavepoint => "savepoint (stop)",
     }
 }
 
 /// The type in one word, for the narrow History table (the full words are its title).
-fn short_type(rest: &str) -> &'static str {
-    match rest {
-        "CHECKPOINT" => "aligned",
-        "UNALIGNED_CHECKPOINT" => "unaligned",
-        "SAVEPOINT" | "SYNC_SAVEPOINT" => "savepoint",
-        "FULL_CHECKPOINT" => "full",
-        _ => "-",
+fn short_type(t: RestAPICheckpointType) -> &'static str {
+    match t {
+        RestAPICheckpointType::Checkpoint => "aligned",
+        RestAPICheckpointType::UnalignedCheckpoint => "unaligned",
+        RestAPICheckpointType::Savepoint | RestAPICheckpointType::SyncSavepoint => "savepoint",
     }
 }
 
-fn stat_cell(v: &Value, key: &str, as_bytes: bool) -> Html {
-    let n = match v.get(key) {
-        Some(Value::Number(n)) => n.as_f64().unwrap_or(0.0),
-        _ => return html! { <td>{ "-" }</td> },
-    };
+/// A summary figure (a NaN percentile, which Flink writes as `"NaN"`, shows as `-`).
+fn stat_cell(n: f64, as_bytes: bool) -> Html {
+    if n.is_nan() {
+        return html! { <td>{ "-" }</td> };
+    }
     let text = if as_bytes {
-        crate::format::bytes(n.round() as u64)
+        bytes(n.round() as u64)
     } else {
         crate::format::millis(n.round() as u64)
     };
     html! { <td>{ text }</td> }
 }
 
-fn summary(cps: &Value, trends: &super::trends::Trends) -> Html {
-    let sum = &cps["summary"];
-    if u(&cps["counts"], "completed") == 0 {
+/// A Summary column: its heading and the statistic it shows.
+type SummaryColumn = (&'static str, fn(&StatsSummaryDto) -> f64);
+/// A Summary row: its label, the REST field and whether that is bytes (else milliseconds).
+type SummaryRow = (&'static str, fn(&Summary) -> &StatsSummaryDto, bool);
+
+fn summary(cps: Option<&CheckpointingStatistics>, trends: &super::trends::Trends) -> Html {
+    let Some(cps) = cps.filter(|c| c.counts.completed > 0) else {
         return html! { <p class="empty">{ "The summary covers completed checkpoints; none yet." }</p> };
-    }
-    let cols = ["min", "avg", "max", "p50", "p90", "p95", "p99", "p999"];
-    let rows = [
-        ("Checkpointed Data Size", "checkpointed_size", true),
-        ("Full Checkpoint Data Size", "state_size", true),
-        ("End to End Duration", "end_to_end_duration", false),
-        ("Processed In-Flight Data", "processed_data", true),
-        ("Persisted In-Flight Data", "persisted_data", true),
+    };
+    let cols: [SummaryColumn; 8] = [
+        ("min", |s| s.min as f64),
+        ("avg", |s| s.avg as f64),
+        ("max", |s| s.max as f64),
+        ("p50", |s| s.p50),
+        ("p90", |s| s.p90),
+        ("p95", |s| s.p95),
+        ("p99", |s| s.p99),
+        ("p999", |s| s.p999),
+    ];
+    let rows: [SummaryRow; 5] = [
+        ("Checkpointed Data Size", |s| &s.checkpointed_size, true),
+        ("Full Checkpoint Data Size", |s| &s.state_size, true),
+        ("End to End Duration", |s| &s.end_to_end_duration, false),
+        ("Processed In-Flight Data", |s| &s.processed_data, true),
+        ("Persisted In-Flight Data", |s| &s.persisted_data, true),
     ];
     html! {
         <>
         <div class="table-scroll">
             <table class="data" id="checkpoint-summary">
-                <thead><tr><th />{ for cols.iter().map(|c| html! { <th>{ c.to_ascii_uppercase() }</th> }) }</tr></thead>
+                <thead><tr><th />{ for cols.iter().map(|(c, _)| html! { <th>{ c.to_ascii_uppercase() }</th> }) }</tr></thead>
                 <tbody>
-                    { for rows.iter().map(|(label, key, as_bytes)| html! {
+                    { for rows.iter().map(|(label, field, as_bytes)| html! {
                         <tr><th scope="row">{ *label }</th>
-                            { for cols.iter().map(|c| stat_cell(&sum[*key], c, *as_bytes)) }
+                            { for cols.iter().map(|(_, stat)| stat_cell(stat(field(&cps.summary)), *as_bytes)) }
                         </tr>
                     }) }
                 </tbody>
@@ -293,45 +337,5 @@ fn summary(cps: &Value, trends: &super::trends::Trends) -> Html {
         </div>
         { super::trends::trends(trends) }
         </>
-    }
-}
-
-fn configuration(cfg: &Value) -> Html {
-    let Some(map) = cfg.as_object() else {
-        return html! { <p class="empty">{ "No configuration." }</p> };
-    };
-    let pretty = |key: &str, v: &Value| -> String {
-        match (key, v) {
-            (
-                "interval"
-                | "timeout"
-                | "min_pause"
-                | "aligned_checkpoint_timeout"
-                | "changelog_periodic_materialization_interval",
-                Value::Number(n),
-            ) => crate::format::millis(n.as_u64().unwrap_or(0)),
-            ("mode", Value::String(m)) => m.replace('_', " ").to_ascii_uppercase(),
-            (_, Value::Object(o)) => o
-                .iter()
-                .map(|(k, v)| format!("{}: {}", k.replace('_', " "), v))
-                .collect::<Vec<_>>()
-                .join(", "),
-            (_, Value::String(s)) => s.clone(),
-            (_, other) => other.to_string(),
-        }
-    };
-    html! {
-        <table class="data config" id="checkpoint-config">
-            <thead><tr><th>{ "Option" }</th><th>{ "Value" }</th></tr></thead>
-            <tbody>
-                { for map.iter().map(|(k, v)| {
-                    let mut label = k.replace('_', " ");
-                    if let Some(first) = label.get(0..1) {
-                        label = first.to_ascii_uppercase() + &label[1..];
-                    }
-                    html! { <tr><th scope="row">{ label }</th><td>{ pretty(k, v) }</td></tr> }
-                }) }
-            </tbody>
-        </table>
     }
 }

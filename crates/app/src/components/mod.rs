@@ -1,4 +1,5 @@
 pub mod backpressure;
+pub mod checkpoint_config;
 pub mod checkpoint_details;
 pub mod checkpoints;
 pub mod compare_panel;

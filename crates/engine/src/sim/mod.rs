@@ -12,12 +12,20 @@ mod faults;
 mod queue;
 mod remote;
 mod report;
+#[cfg(test)]
+mod report_tests;
+mod rest_job;
 mod verify;
 
 pub use coordination::UserRequest;
 pub use external::{ExternalSink, ExternalSystem};
 pub use queue::EventQueue;
-pub use report::{backpressure_level, CheckpointRow, VertexPhases};
+pub use report::{CheckpointRow, RestReport, VertexPhases};
+pub use rest_job::{
+    backpressure_level, BackPressureLevelFields, JobDetailsInfo, JobStatusTimestamps,
+    JobVertexBackPressureInfo, JobVertexDetailsInfo, SubtaskBackPressureInfo,
+    VertexBackPressureLevel, VertexBackPressureStatus,
+};
 pub use verify::{SinkVerification, StateVerification, Verification};
 
 use std::collections::{BTreeMap, BTreeSet};

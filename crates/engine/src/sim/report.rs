@@ -1,15 +1,20 @@
 //! What a run reports: Flink's REST shapes (checkpoints, config, details, per-subtask details,
-//! backpressure) and a compact per-checkpoint history like the seed's §10 table.
+//! backpressure), typed as [`RestReport`], and a compact per-checkpoint history like the seed's
+//! §10 table.
+
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use super::rest_job::{JobDetailsInfo, JobVertexBackPressureInfo};
 use super::Simulation;
 use crate::stats::{
     checkpoint_config_info, checkpoint_statistics_details, checkpointing_statistics,
-    task_checkpoint_statistics_with_subtask_details, CheckpointStatsStatus,
+    task_checkpoint_statistics_with_subtask_details, CheckpointConfigResponse,
+    CheckpointStatistics, CheckpointStatsStatus, CheckpointingStatistics,
+    TaskCheckpointStatisticsWithSubtaskDetails,
 };
-use crate::task::TimeSplit;
 use crate::types::{CheckpointId, Micros};
 
 /// One vertex's slowest subtask per phase, for one checkpoint.
@@ -40,20 +45,26 @@ pub struct CheckpointRow {
     pub vertices: Vec<VertexPhases>,
 }
 
-/// Flink's `JobVertexBackPressureInfo.VertexBackPressureLevel`: OK ≤ 10 %, LOW ≤ 50 %, HIGH.
-pub fn backpressure_level(ratio_milli: u64) -> &'static str {
-    if ratio_milli <= 100 {
-        "ok"
-    } else if ratio_milli <= 500 {
-        "low"
-    } else {
-        "high"
-    }
-}
-
-fn ratio(part: Micros, split: &TimeSplit) -> f64 {
-    // Display only: never fed back into the simulation.
-    (part * 1000).checked_div(split.total()).unwrap_or(0) as f64 / 1000.0
+/// The whole run in Flink's REST shapes, typed: what [`Simulation::json_report`] serializes.
+/// Maps are keyed as the REST API keys them: by checkpoint id, then by `JobVertexID`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RestReport {
+    /// `/jobs/:id` in brief.
+    pub job: JobDetailsInfo,
+    /// `/jobs/:id/checkpoints`.
+    pub checkpoints: CheckpointingStatistics,
+    /// `/jobs/:id/checkpoints/config`.
+    pub config: CheckpointConfigResponse,
+    /// `/jobs/:id/checkpoints/details/:cid` for every checkpoint in the history.
+    pub details: BTreeMap<CheckpointId, CheckpointStatistics>,
+    /// `/jobs/:id/checkpoints/details/:cid/subtasks/:vid` for every checkpoint in the history
+    /// and every vertex it has statistics for.
+    pub subtasks:
+        BTreeMap<CheckpointId, BTreeMap<String, TaskCheckpointStatisticsWithSubtaskDetails>>,
+    /// `/jobs/:id/vertices/:vid/backpressure` over the last 5 s.
+    pub backpressure: BTreeMap<String, JobVertexBackPressureInfo>,
+    /// Not Flink's: the run's trace fingerprint.
+    pub fingerprint: String,
 }
 
 impl Simulation {
@@ -76,41 +87,6 @@ impl Simulation {
                 crate::scenario::job_vertex_id(head.unwrap_or_default())
             })
             .collect()
-    }
-
-    /// `/jobs/:id` in brief: the job's id, name and state, when it and its tasks started
-    /// (`vertices[].start-time` is when the subtasks were RUNNING), and the vertices with their
-    /// `JobVertexID`s, which key every other REST map.
-    pub fn job_info(&self) -> Value {
-        let ids = self.job_vertex_ids();
-        let running = self.tasks_running_at / 1000;
-        let vertices: Vec<Value> = self
-            .graph
-            .vertices
-            .iter()
-            .map(|v| {
-                json!({
-                    "id": ids[v.id as usize],
-                    "name": v.name,
-                    "parallelism": v.parallelism,
-                    "maxParallelism": v.max_parallelism,
-                    "status": self.status.flink_name(),
-                    "start-time": running,
-                })
-            })
-            .collect();
-        json!({
-            "jid": self.coordinator.job_id(),
-            "name": self.scenario.name,
-            "state": self.status.flink_name(),
-            "start-time": 0,
-            "now": self.now / 1000,
-            "timestamps": { "RUNNING": 0 },
-            // Not Flink's: when the first deployment's tasks were all RUNNING (the harness
-            // measures the first trigger from there).
-            "first-tasks-running": self.first_tasks_running_at.map(|t| t / 1000),
-            "vertices": vertices,
-        })
     }
 
     /// Checkpoints in the statistics history, oldest first.
@@ -174,49 +150,6 @@ impl Simulation {
         rows
     }
 
-    /// `/jobs/:id/vertices/:vid/backpressure` for every vertex, over the last `window` seconds.
-    pub fn backpressure(&self, window: usize) -> Value {
-        let ids = self.job_vertex_ids();
-        let mut out = serde_json::Map::new();
-        for v in &self.graph.vertices {
-            let mut worst = 0;
-            let subtasks: Vec<Value> = self
-                .vertex_tasks(v.id)
-                .map(|t| {
-                    let split = t.time.recent(window);
-                    let bp_milli = if split.total() == 0 {
-                        0
-                    } else {
-                        split.backpressured * 1000 / split.total()
-                    };
-                    worst = worst.max(bp_milli);
-                    json!({
-                        "subtask": t.id.subtask,
-                        "attempt-number": 0,
-                        "backpressure-level": backpressure_level(bp_milli),
-                        "backpressureLevel": backpressure_level(bp_milli),
-                        "ratio": ratio(split.backpressured, &split),
-                        "idleRatio": ratio(split.idle, &split),
-                        "busyRatio": ratio(split.busy, &split),
-                        "records-in": t.records_in,
-                        "records-out": t.records_out,
-                    })
-                })
-                .collect();
-            out.insert(
-                ids[v.id as usize].clone(),
-                json!({
-                    "status": "ok",
-                    "backpressure-level": backpressure_level(worst),
-                    "backpressureLevel": backpressure_level(worst),
-                    "end-timestamp": self.now / 1000,
-                    "subtasks": subtasks,
-                }),
-            );
-        }
-        Value::Object(out)
-    }
-
     /// [`Self::json_report`] with every timestamp as epoch milliseconds, the job having started
     /// at `epoch_ms` (Flink's REST API reports wall-clock times; the simulation counts from 0).
     /// Absent times (`-1`) stay absent.
@@ -226,48 +159,51 @@ impl Simulation {
         report
     }
 
-    /// The whole run in Flink's REST shapes:
-    /// `{"checkpoints", "config", "details": {id: …}, "subtasks": {id: {vertex: …}}, "backpressure", "fingerprint"}`.
-    pub fn json_report(&self) -> Value {
+    /// The whole run in Flink's REST shapes.
+    pub fn rest_report(&self) -> RestReport {
         let names = self.job_vertex_ids();
         let tracker = self.coordinator.stats();
-        let ids: Vec<CheckpointId> = tracker.history().map(|c| c.id).collect();
-        let mut details = serde_json::Map::new();
-        let mut subtasks = serde_json::Map::new();
-        for id in ids {
+        let mut details = BTreeMap::new();
+        let mut subtasks = BTreeMap::new();
+        for id in tracker.history().map(|c| c.id) {
             if let Ok(d) = checkpoint_statistics_details(tracker, id, &names) {
-                details.insert(
-                    id.to_string(),
-                    serde_json::to_value(d).unwrap_or(Value::Null),
-                );
+                details.insert(id, d);
             }
-            let mut per_vertex = serde_json::Map::new();
-            for v in &self.graph.vertices {
-                if let Ok(s) = task_checkpoint_statistics_with_subtask_details(tracker, id, v.id) {
-                    per_vertex.insert(
-                        names[v.id as usize].clone(),
-                        serde_json::to_value(s).unwrap_or(Value::Null),
-                    );
-                }
-            }
-            subtasks.insert(id.to_string(), Value::Object(per_vertex));
+            let per_vertex = self
+                .graph
+                .vertices
+                .iter()
+                .filter_map(|v| {
+                    task_checkpoint_statistics_with_subtask_details(tracker, id, v.id)
+                        .ok()
+                        .map(|s| (names[v.id as usize].clone(), s))
+                })
+                .collect();
+            subtasks.insert(id, per_vertex);
         }
         let config = checkpoint_config_info(
             self.coordinator.config(),
             "HashMapStateBackend",
             "FileSystemCheckpointStorage",
-        )
-        .map(|c| serde_json::to_value(c).unwrap_or(Value::Null))
-        .unwrap_or_else(|message| json!({ "errors": [message] }));
-        json!({
-            "job": self.job_info(),
-            "checkpoints": serde_json::to_value(checkpointing_statistics(tracker, &names)).unwrap_or(Value::Null),
-            "config": config,
-            "details": details,
-            "subtasks": subtasks,
-            "backpressure": self.backpressure(5),
-            "fingerprint": self.fingerprint(),
-        })
+        );
+        RestReport {
+            job: self.job_info(),
+            checkpoints: checkpointing_statistics(tracker, &names),
+            config: config.into(),
+            details,
+            subtasks,
+            backpressure: self.backpressure(5),
+            fingerprint: self.fingerprint(),
+        }
+    }
+
+    /// [`Self::rest_report`] as JSON:
+    /// `{"job", "checkpoints", "config", "details": {id: …}, "subtasks": {id: {vertex: …}}, "backpressure", "fingerprint"}`.
+    /// Through `Value` on purpose: its maps (serde_json without `preserve_order`) sort every
+    /// object's keys, checkpoint ids as strings, which is the order this JSON has always had.
+    pub fn json_report(&self) -> Value {
+        // Only a map key that is neither a string nor a number could fail; ids and names are.
+        serde_json::to_value(self.rest_report()).expect("a REST report serializes")
     }
 }
 

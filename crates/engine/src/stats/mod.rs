@@ -17,11 +17,17 @@ pub mod why;
 #[cfg(test)]
 mod tests;
 
-pub use rest_checkpoints::{checkpointing_statistics, CheckpointingStatistics};
-pub use rest_config::{checkpoint_config_info, CheckpointConfigInfo};
+pub use rest_checkpoints::{
+    checkpointing_statistics, CheckpointStatistics, CheckpointStatisticsKind,
+    CheckpointingStatistics, RestAPICheckpointType,
+};
+pub use rest_config::{
+    checkpoint_config_info, CheckpointConfigInfo, CheckpointConfigResponse, ErrorResponseBody,
+    ProcessingMode,
+};
 pub use rest_details::{
     checkpoint_statistics_details, task_checkpoint_statistics_with_subtask_details,
-    TaskCheckpointStatisticsWithSubtaskDetails,
+    SubtaskCheckpointStatistics, TaskCheckpointStatisticsWithSubtaskDetails,
 };
 pub use summary::{StatsSummary, StatsSummaryDto};
 pub use tracker::{

@@ -98,19 +98,31 @@ pub struct CheckpointStatistics {
     pub persisted_data: u64,
     pub num_subtasks: u32,
     pub num_acknowledged_subtasks: u32,
-    pub checkpoint_type: &'static str,
+    pub checkpoint_type: RestAPICheckpointType,
     pub tasks: BTreeMap<String, TaskCheckpointStatistics>,
     #[serde(flatten)]
     pub kind: CheckpointStatisticsKind,
 }
 
-/// `RestAPICheckpointType`.
-pub fn rest_checkpoint_type(cp: &AbstractCheckpointStats) -> &'static str {
+/// `CheckpointStatistics.RestAPICheckpointType`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum RestAPICheckpointType {
+    Checkpoint,
+    UnalignedCheckpoint,
+    Savepoint,
+    SyncSavepoint,
+}
+
+/// `RestAPICheckpointType.valueOf(checkpointType, isUnalignedCheckpoint)`.
+pub fn rest_checkpoint_type(cp: &AbstractCheckpointStats) -> RestAPICheckpointType {
     match cp.props.kind {
-        CheckpointKind::SyncSavepoint => "SYNC_SAVEPOINT",
-        CheckpointKind::Savepoint => "SAVEPOINT",
-        CheckpointKind::Checkpoint if cp.is_unaligned() => "UNALIGNED_CHECKPOINT",
-        CheckpointKind::Checkpoint => "CHECKPOINT",
+        CheckpointKind::SyncSavepoint => RestAPICheckpointType::SyncSavepoint,
+        CheckpointKind::Savepoint => RestAPICheckpointType::Savepoint,
+        CheckpointKind::Checkpoint if cp.is_unaligned() => {
+            RestAPICheckpointType::UnalignedCheckpoint
+        }
+        CheckpointKind::Checkpoint => RestAPICheckpointType::Checkpoint,
     }
 }
 

@@ -6,6 +6,14 @@ use crate::coordinator::config::{
 use crate::stats::ms;
 use serde::Serialize;
 
+/// `CheckpointConfigInfo.ProcessingMode`, which Flink writes in lower case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProcessingMode {
+    AtLeastOnce,
+    ExactlyOnce,
+}
+
 /// `CheckpointConfigInfo.ExternalizedCheckpointInfo`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ExternalizedCheckpointInfo {
@@ -16,8 +24,7 @@ pub struct ExternalizedCheckpointInfo {
 /// `CheckpointConfigInfo`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CheckpointConfigInfo {
-    /// `ProcessingMode`, lower case: `exactly_once` / `at_least_once`.
-    pub mode: &'static str,
+    pub mode: ProcessingMode,
     pub interval: i64,
     pub timeout: i64,
     pub min_pause: i64,
@@ -53,9 +60,9 @@ pub fn checkpoint_config_info(
     let retention = config.externalized_retention;
     Ok(CheckpointConfigInfo {
         mode: if config.exactly_once {
-            "exactly_once"
+            ProcessingMode::ExactlyOnce
         } else {
-            "at_least_once"
+            ProcessingMode::AtLeastOnce
         },
         interval: ms(interval),
         timeout: ms(config.timeout),
@@ -79,4 +86,30 @@ pub fn checkpoint_config_info(
         changelog_periodic_materialization_interval: DEFAULT_MATERIALIZATION_INTERVAL_MS,
         changelog_storage: "memory".to_string(),
     })
+}
+
+/// `ErrorResponseBody`: what a REST handler answers instead of its body.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ErrorResponseBody {
+    pub errors: Vec<String>,
+}
+
+/// What `/jobs/:id/checkpoints/config` answers: the configuration, or the error body of a job
+/// that does not checkpoint periodically. Untagged, as the REST API shows either body alone.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum CheckpointConfigResponse {
+    Info(CheckpointConfigInfo),
+    Error(ErrorResponseBody),
+}
+
+impl From<Result<CheckpointConfigInfo, String>> for CheckpointConfigResponse {
+    fn from(result: Result<CheckpointConfigInfo, String>) -> Self {
+        match result {
+            Ok(info) => Self::Info(info),
+            Err(message) => Self::Error(ErrorResponseBody {
+                errors: vec![message],
+            }),
+        }
+    }
 }
