@@ -88,3 +88,16 @@ fn aborting_the_current_checkpoint_resets_its_alignment_metrics() {
     );
     assert!(!h.is_during_alignment());
 }
+
+#[test]
+fn a_task_frees_the_channel_state_accounting_of_finished_checkpoints() {
+    let mut h = AnyBarrierHandler::for_mode(true, true, 2);
+    for id in [1, 2] {
+        h.handle(10 * id, bar(0, unaligned(id, 0)));
+        h.handle(10 * id + 1, buf(1, 5));
+        h.handle(10 * id + 2, bar(1, unaligned(id, 0)));
+    }
+    assert_eq!(h.persister().checkpoint_ids(), vec![1, 2]);
+    h.discard_persisted_up_to(1);
+    assert_eq!(h.persister().checkpoint_ids(), vec![2]);
+}
