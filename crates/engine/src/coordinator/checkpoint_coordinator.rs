@@ -412,17 +412,10 @@ impl CheckpointCoordinator {
         fx: &mut Vec<CoordinatorEffect>,
     ) {
         let Some(pending) = self.pending.get_mut(&id) else {
-            // An id we handed out but no longer track was expired/aborted/subsumed: its state is
-            // discarded. Anything else was never ours.
-            let result = if id >= 1 && id < self.next_id {
-                TaskAcknowledgeResult::Discarded
-            } else {
-                TaskAcknowledgeResult::Unknown
-            };
             fx.push(E::AckIgnored {
                 id,
                 subtask,
-                result,
+                result: self.not_pending_result(id),
             });
             return;
         };
@@ -454,16 +447,21 @@ impl CheckpointCoordinator {
         if self.pending.contains_key(&id) {
             self.abort_pending_checkpoint(now, id, reason, true, true, fx);
         } else {
-            let result = if id >= 1 && id < self.next_id {
-                TaskAcknowledgeResult::Discarded
-            } else {
-                TaskAcknowledgeResult::Unknown
-            };
             fx.push(E::AckIgnored {
                 id,
                 subtask,
-                result,
+                result: self.not_pending_result(id),
             });
+        }
+    }
+
+    /// A message for a checkpoint that is not pending: an id handed out earlier was expired,
+    /// aborted or subsumed (its state is discarded); any other id was never this coordinator's.
+    fn not_pending_result(&self, id: CheckpointId) -> TaskAcknowledgeResult {
+        if (1..self.next_id).contains(&id) {
+            TaskAcknowledgeResult::Discarded
+        } else {
+            TaskAcknowledgeResult::Unknown
         }
     }
 
@@ -664,14 +662,6 @@ impl CheckpointCoordinator {
         self.periodic_scheduling
     }
 
-    pub fn next_periodic_trigger_at(&self) -> Option<Micros> {
-        self.next_periodic_at
-    }
-
-    pub fn last_completion(&self) -> Option<Micros> {
-        self.last_completion
-    }
-
     pub fn next_checkpoint_id(&self) -> CheckpointId {
         self.next_id
     }
@@ -687,9 +677,5 @@ impl CheckpointCoordinator {
     pub fn restore_savepoint(&mut self, checkpoint: CompletedCheckpoint) {
         self.next_id = self.next_id.max(checkpoint.id + 1);
         self.store.add_checkpoint_and_subsume_oldest_one(checkpoint);
-    }
-
-    pub fn is_shutdown(&self) -> bool {
-        self.shutdown
     }
 }

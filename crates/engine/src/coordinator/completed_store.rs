@@ -35,10 +35,6 @@ impl CompletedCheckpoint {
     pub fn state_size(&self) -> u64 {
         self.handles.iter().map(|h| h.state_size).sum()
     }
-
-    pub fn checkpointed_size(&self) -> u64 {
-        self.handles.iter().map(|h| h.checkpointed_size).sum()
-    }
 }
 
 /// Keeps the latest `num_retained` completed checkpoints, oldest first.

@@ -352,6 +352,42 @@ fn ack_outcomes() {
     ));
 }
 
+/// Messages for a checkpoint that is not pending: ids handed out before are discarded, the
+/// next id and beyond (and 0) were never this coordinator's; acks and declines alike.
+#[test]
+fn late_acks_and_declines_are_discarded_only_for_ids_handed_out() {
+    let mut c = coordinator(config(10));
+    user_trigger(&mut c, 0);
+    c.handle(600 * S, CoordinatorInput::ExpiryTimerFired { id: 1 });
+    let ignored = |fx: Vec<CoordinatorEffect>| match fx.as_slice() {
+        [CoordinatorEffect::AckIgnored { result, .. }] => *result,
+        other => panic!("expected one AckIgnored, got {other:?}"),
+    };
+    let decline = |c: &mut CheckpointCoordinator, id| {
+        c.handle(
+            601 * S,
+            CoordinatorInput::Decline {
+                job: None,
+                id,
+                subtask: st(1, 0),
+                reason: CheckpointFailureReason::CHECKPOINT_DECLINED,
+            },
+        )
+    };
+    for (id, expected) in [
+        (0, TaskAcknowledgeResult::Unknown),
+        (1, TaskAcknowledgeResult::Discarded),
+        (2, TaskAcknowledgeResult::Unknown),
+    ] {
+        assert_eq!(
+            ignored(ack(&mut c, 601 * S, id, st(1, 0))),
+            expected,
+            "ack {id}"
+        );
+        assert_eq!(ignored(decline(&mut c, id)), expected, "decline {id}");
+    }
+}
+
 #[test]
 fn completion_stores_notifies_and_orders_effects() {
     let mut c = coordinator(config(10));
