@@ -3,8 +3,6 @@
 //! (`trace::SOURCES`). A click on a line time-travels to that event. Renders at most the last
 //! `MAX_LINES` matches of the text filter.
 
-use std::rc::Rc;
-
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
@@ -12,35 +10,26 @@ use barrierlab_engine::trace::{FlinkSource, TraceKind};
 use barrierlab_engine::types::Micros;
 
 use crate::format;
+use crate::job::SimRef;
 use crate::model::subtask_label;
-use crate::state::SimCell;
 
 /// Lines rendered at most.
 pub const MAX_LINES: usize = 300;
 /// Newest trace events a filter looks through.
 const SCAN: usize = 5_000;
 
-#[derive(Properties)]
+#[derive(Properties, PartialEq)]
 pub struct EventLogProps {
-    pub sim: SimCell,
-    /// Changes whenever the simulation did.
-    pub version: u64,
+    /// Its version is the job's, throttled while playing fast.
+    pub sim: SimRef,
     /// Lines rendered at most (fewer while playing fast).
     pub lines: usize,
-    /// A line was clicked: time travel to its simulated time (µs).
+    /// A line was clicked: time travel to its simulated time (µs). The same callback from render
+    /// to render: a new one would re-render the log.
     pub onseek: Callback<Micros>,
     /// The trace event to highlight (the last step to a checkpoint phase stopped there).
     #[prop_or_default]
     pub marked: Option<u64>,
-}
-
-impl PartialEq for EventLogProps {
-    fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.sim, &other.sim)
-            && self.version == other.version
-            && self.lines == other.lines
-            && self.marked == other.marked
-    }
 }
 
 struct Line {
