@@ -1,13 +1,12 @@
-//! The playground's root: owns the state, drives the simulation from a timer, lays out the panels.
+//! The playground's root: owns the state (its effects on the page: `effects.rs`), lays out the
+//! panels.
 
 use std::rc::Rc;
 
-use gloo_timers::callback::Interval;
 use yew::prelude::*;
 
-use crate::clock;
 use crate::components::backpressure::{BackpressurePanel, TaskManagersPanel};
-use crate::components::event_log::MAX_LINES;
+use crate::components::event_log::use_log_view;
 use crate::components::storage_browser::StorageBrowser;
 use crate::components::tutorial_panel::TutorialPanel;
 use crate::components::{
@@ -18,8 +17,8 @@ use crate::components::{
     share_bar::ShareBar, status_bar::StatusBar, time_travel::TimeTravelBar, timeline::Timeline,
     verdict::VerdictPanel, why_panel::WhyPanel,
 };
+use crate::effects::use_page_effects;
 use crate::hooks::{use_media_query, NARROW_QUERY};
-use crate::job::SimRef;
 use crate::keyboard::use_shortcuts;
 use crate::model::graph::graph_model;
 use crate::share::Current;
@@ -27,90 +26,10 @@ use crate::state::{Action, State};
 use barrierlab_engine::sim::JobStatus;
 use barrierlab_engine::trace::TraceKind;
 
-/// Wall-clock milliseconds between two simulation slices (and renders).
-pub const TICK_MS: u32 = 40;
-/// Wall-clock milliseconds between two event log refreshes above 2× speed.
-const LOG_REFRESH_MS: f64 = 250.0;
-/// The same at maximum speed (or while a re-run catches up).
-const LOG_REFRESH_MAX_MS: f64 = 1_000.0;
-/// Event log lines while playing fast: nobody reads them at that pace, and each refresh
-/// replaces all of them.
-const FAST_LOG_LINES: usize = 80;
-
 #[function_component(App)]
 pub fn app() -> Html {
     let state = use_reducer(|| State::open(&crate::share::location_hash()));
-
-    {
-        let dispatcher = state.dispatcher();
-        use_effect_with((), move |_| {
-            let interval = Interval::new(TICK_MS, move || {
-                if !crate::panic::panicked() {
-                    dispatcher.dispatch(Action::Tick(clock::now_ms()));
-                }
-            });
-            move || drop(interval)
-        });
-    }
-    // A link pasted into the address bar of an open playground.
-    {
-        let dispatcher = state.dispatcher();
-        use_effect_with((), move |_| {
-            use wasm_bindgen::JsCast;
-            let window = gloo_utils::window();
-            let cb = wasm_bindgen::closure::Closure::<dyn Fn()>::new(move || {
-                dispatcher.dispatch(Action::OpenHash(crate::share::location_hash()));
-            });
-            let _ =
-                window.add_event_listener_with_callback("hashchange", cb.as_ref().unchecked_ref());
-            move || {
-                let _ = window
-                    .remove_event_listener_with_callback("hashchange", cb.as_ref().unchecked_ref());
-            }
-        });
-    }
-    // A link's `panel=`: bring that panel into view once the page is laid out.
-    {
-        let panel = state.ui.link.as_ref().and_then(|o| o.panel.clone());
-        use_effect_with((), move |_| {
-            if let Some(panel) = panel {
-                gloo_timers::callback::Timeout::new(50, move || focus_panel(&panel)).forget();
-            }
-        });
-    }
-    // The work of the last visit: reopened on a page that opened no link or tutorial.
-    {
-        let dispatcher = state.dispatcher();
-        let fresh = state.ui.link.is_none() && state.ui.tutorial.is_none() && !state.job.custom;
-        use_effect_with((), move |_| {
-            if fresh {
-                wasm_bindgen_futures::spawn_local(async move {
-                    match crate::storage::work::load().await {
-                        Ok(Some(scenario)) => {
-                            dispatcher.dispatch(Action::RestoreWork(Box::new(scenario)))
-                        }
-                        Ok(None) => {}
-                        Err(e) => web_sys::console::warn_1(&e.into()),
-                    }
-                });
-            }
-        });
-    }
-    // ...and kept whenever the running scenario changes (after the first render).
-    {
-        let first = use_mut_ref(|| true);
-        let work = (state.job.scenario.clone(), state.job.custom);
-        use_effect_with(work, move |(scenario, custom)| {
-            if !std::mem::replace(&mut *first.borrow_mut(), false) {
-                let scenario = custom.then(|| (**scenario).clone());
-                wasm_bindgen_futures::spawn_local(async move {
-                    if let Err(e) = crate::storage::work::save(scenario.as_ref()).await {
-                        web_sys::console::warn_1(&format!("current work not saved: {e}").into());
-                    }
-                });
-            }
-        });
-    }
+    use_page_effects(state.clone());
     use_shortcuts(state.dispatcher());
     // The job-graph edge whose fault menu is open.
     let edge_menu = use_state(|| None::<(u32, u32)>);
@@ -119,39 +38,7 @@ pub fn app() -> Html {
     let close_edge_menu = use_callback(edge_menu.setter(), |_, set| set.set(None));
     let narrow = use_media_query(NARROW_QUERY);
 
-    // Debug aid for the end-to-end tests: `?debug=panic` panics on purpose after the first render.
-    use_effect_with((), |_| {
-        if crate::panic::panic_requested() {
-            gloo_timers::callback::Timeout::new(100, || {
-                panic!("deliberate panic requested by ?debug=panic");
-            })
-            .forget();
-        }
-    });
-
-    // At high speeds every log line changes every tick; refresh the log a few times a second.
-    let log_version = {
-        let last = use_mut_ref(|| (0.0f64, 0u64));
-        let mut last = last.borrow_mut();
-        let now = clock::now_ms();
-        let fast = state.ui.speed.micros_per_ms().is_none_or(|m| m > 2_000.0);
-        let every = if state.ui.speed.micros_per_ms().is_none() || state.job.catch_up.is_some() {
-            LOG_REFRESH_MAX_MS
-        } else {
-            LOG_REFRESH_MS
-        };
-        if !state.ui.playing || !fast || now - last.0 >= every || last.1 > state.version() {
-            *last = (now, state.version());
-        }
-        last.1
-    };
-    let log_lines = if (state.ui.playing || state.job.catch_up.is_some())
-        && state.ui.speed.micros_per_ms().is_none_or(|m| m > 2_000.0)
-    {
-        FAST_LOG_LINES
-    } else {
-        MAX_LINES
-    };
+    let (log_sim, log_lines) = use_log_view(state.job.sim().clone(), state.pace());
     let sim = state.job.sim().borrow();
     let graph = Rc::new(graph_model(&sim));
     let dispatch = state.dispatcher();
@@ -459,7 +346,7 @@ pub fn app() -> Html {
                     <ComparePanel compare={state.job.compare.clone()} version={state.version()} dispatch={dispatch.clone()} />
                 </Panel>
                 <Panel id="event-log" title="Event log" area="log">
-                    <EventLog sim={SimRef { cell: state.job.sim().cell.clone(), version: log_version }} lines={log_lines}
+                    <EventLog sim={log_sim} lines={log_lines}
                               onseek={onseek} marked={state.ui.phase_stop.as_ref().and_then(|s| s.seq)} />
                 </Panel>
             </main>
@@ -468,32 +355,6 @@ pub fn app() -> Html {
                 <HelpOverlay onclose={Callback::from(move |_| dispatch.dispatch(Action::CloseHelp))} />
             }
         </div>
-    }
-}
-
-/// Scrolls a panel named by a link's `panel=` into view and focuses it: the panel's id, with or
-/// without `-panel`, or a few friendly names.
-fn focus_panel(name: &str) {
-    let id = match name {
-        "graph" => "job-graph",
-        "history" => "checkpoints",
-        "log" => "event-log",
-        "faults" => "faults-panel",
-        other => other,
-    };
-    let doc = gloo_utils::document();
-    let Some(el) = doc
-        .get_element_by_id(id)
-        .or_else(|| doc.get_element_by_id(&format!("{id}-panel")))
-    else {
-        return;
-    };
-    let _ = el.set_attribute("tabindex", "-1");
-    let class = el.get_attribute("class").unwrap_or_default();
-    let _ = el.set_attribute("class", &format!("{class} focused"));
-    el.scroll_into_view();
-    if let Some(el) = wasm_bindgen::JsCast::dyn_ref::<web_sys::HtmlElement>(&el) {
-        let _ = el.focus();
     }
 }
 

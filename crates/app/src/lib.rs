@@ -7,6 +7,7 @@ pub mod compare;
 mod components;
 pub mod consent;
 pub mod derived;
+mod effects;
 pub mod faults;
 pub mod flink_job;
 pub mod format;

@@ -214,7 +214,8 @@ impl State {
         self.job.sim().borrow().over_budget_consented
     }
 
-    fn pace(&self) -> Pace {
+    /// How the job moves: what decides how often views are rebuilt.
+    pub fn pace(&self) -> Pace {
         Pace {
             playing: self.ui.playing,
             speed: self.ui.speed,

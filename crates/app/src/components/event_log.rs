@@ -9,6 +9,8 @@ use yew::prelude::*;
 use barrierlab_engine::trace::{FlinkSource, TraceKind};
 use barrierlab_engine::types::Micros;
 
+use crate::clock;
+use crate::derived::Pace;
 use crate::format;
 use crate::job::SimRef;
 use crate::model::subtask_label;
@@ -17,6 +19,45 @@ use crate::model::subtask_label;
 pub const MAX_LINES: usize = 300;
 /// Newest trace events a filter looks through.
 const SCAN: usize = 5_000;
+
+/// Wall-clock milliseconds between two event log refreshes above 2× speed.
+const LOG_REFRESH_MS: f64 = 250.0;
+/// The same at maximum speed (or while a re-run catches up).
+const LOG_REFRESH_MAX_MS: f64 = 1_000.0;
+/// Event log lines while playing fast: nobody reads them at that pace, and each refresh
+/// replaces all of them.
+const FAST_LOG_LINES: usize = 80;
+
+/// What the event log shows of `sim` at `pace`: at high speeds every line changes every tick, so
+/// the log is refreshed a few times a second (the returned version moves only then) and shows
+/// fewer lines.
+#[hook]
+pub fn use_log_view(sim: SimRef, pace: Pace) -> (SimRef, usize) {
+    let last = use_mut_ref(|| (0.0f64, 0u64));
+    let mut last = last.borrow_mut();
+    let now = clock::now_ms();
+    let fast = pace.speed.micros_per_ms().is_none_or(|m| m > 2_000.0);
+    let every = if pace.speed.micros_per_ms().is_none() || pace.catching_up {
+        LOG_REFRESH_MAX_MS
+    } else {
+        LOG_REFRESH_MS
+    };
+    if !pace.playing || !fast || now - last.0 >= every || last.1 > sim.version {
+        *last = (now, sim.version);
+    }
+    let lines = if (pace.playing || pace.catching_up) && fast {
+        FAST_LOG_LINES
+    } else {
+        MAX_LINES
+    };
+    (
+        SimRef {
+            version: last.1,
+            ..sim
+        },
+        lines,
+    )
+}
 
 #[derive(Properties, PartialEq)]
 pub struct EventLogProps {
