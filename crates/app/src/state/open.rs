@@ -67,15 +67,34 @@ impl State {
     /// A tutorial fragment's request: the step, the picker (saying why a step does not open),
     /// or, for a tutorial file's URL, the picker loading it (the tutorial panel fetches it).
     fn open_tutorial(&self, request: Request) -> State {
-        let step = match request {
-            Request::Picker => Err(None),
-            Request::Step(id, step) => step.and_then(|n| self.tutorial_step(&id, n)).map_err(Some),
-            Request::Url(url, Ok(step)) => {
-                return self.with_tutorial(TutorialView::Loading { url, step })
+        match request {
+            Request::Picker => self.picker(None),
+            Request::Step(id, step) => step
+                .and_then(|n| self.tutorial_step(&id, n))
+                .unwrap_or_else(|e| self.picker(Some(e))),
+            Request::Url(url, Ok(step)) => self.with_tutorial(TutorialView::Loading { url, step }),
+            Request::Url(_, Err(e)) => self.picker(Some(e)),
+        }
+    }
+
+    pub(super) fn tutorial(&self, action: TutorialAction) -> State {
+        match action {
+            TutorialAction::Picker => self.picker(None),
+            TutorialAction::Close => {
+                let mut next = self.clone();
+                next.ui.tutorial = None;
+                next
             }
-            Request::Url(_, Err(e)) => Err(Some(e)),
-        };
-        step.unwrap_or_else(|message| self.with_tutorial(TutorialView::Picker { message }))
+            TutorialAction::Go(id, step) => self
+                .tutorial_step(&id, step)
+                .unwrap_or_else(|e| self.picker(Some(e))),
+            TutorialAction::Loaded { source, text, step } => {
+                match text.and_then(|text| crate::tutorial::load(&text, source)) {
+                    Ok(t) => self.tutorial(TutorialAction::Go(t.id.clone(), step)),
+                    Err(e) => self.picker(Some(e)),
+                }
+            }
+        }
     }
 
     /// Step `step` (0-based) of tutorial `id` as the page's job, paused, or why not.
@@ -93,25 +112,9 @@ impl State {
         next
     }
 
-    pub(super) fn tutorial(&self, action: TutorialAction) -> State {
-        let picker = |message| self.with_tutorial(TutorialView::Picker { message });
-        match action {
-            TutorialAction::Picker => picker(None),
-            TutorialAction::Close => {
-                let mut next = self.clone();
-                next.ui.tutorial = None;
-                next
-            }
-            TutorialAction::Go(id, step) => self
-                .tutorial_step(&id, step)
-                .unwrap_or_else(|message| picker(Some(message))),
-            TutorialAction::Loaded { source, text, step } => {
-                match text.and_then(|text| crate::tutorial::load(&text, source)) {
-                    Ok(t) => self.tutorial(TutorialAction::Go(t.id.clone(), step)),
-                    Err(message) => picker(Some(message)),
-                }
-            }
-        }
+    /// The same job with the tutorial picker, saying why a tutorial did not open.
+    fn picker(&self, message: Option<String>) -> State {
+        self.with_tutorial(TutorialView::Picker { message })
     }
 
     /// `flink run -s`: the stored checkpoint's job, restored from it, replaces the running one
