@@ -1,13 +1,12 @@
-//! The playground's root: owns the state, drives the simulation from a timer, lays out the panels.
+//! The playground's root: owns the state (its effects on the page: `effects.rs`), lays out the
+//! panels.
 
 use std::rc::Rc;
 
-use gloo_timers::callback::Interval;
 use yew::prelude::*;
 
-use crate::clock;
 use crate::components::backpressure::{BackpressurePanel, TaskManagersPanel};
-use crate::components::event_log::MAX_LINES;
+use crate::components::event_log::use_log_view;
 use crate::components::storage_browser::StorageBrowser;
 use crate::components::tutorial_panel::TutorialPanel;
 use crate::components::{
@@ -18,145 +17,39 @@ use crate::components::{
     share_bar::ShareBar, status_bar::StatusBar, time_travel::TimeTravelBar, timeline::Timeline,
     verdict::VerdictPanel, why_panel::WhyPanel,
 };
+use crate::effects::use_page_effects;
 use crate::hooks::{use_media_query, NARROW_QUERY};
 use crate::keyboard::use_shortcuts;
 use crate::model::graph::graph_model;
-use crate::state::Action;
+use crate::share::Current;
+use crate::state::{Action, State};
 use barrierlab_engine::sim::JobStatus;
 use barrierlab_engine::trace::TraceKind;
 
-/// Wall-clock milliseconds between two simulation slices (and renders).
-pub const TICK_MS: u32 = 40;
-/// Wall-clock milliseconds between two event log refreshes above 2× speed.
-const LOG_REFRESH_MS: f64 = 250.0;
-/// The same at maximum speed (or while a re-run catches up).
-const LOG_REFRESH_MAX_MS: f64 = 1_000.0;
-/// Event log lines while playing fast: nobody reads them at that pace, and each refresh
-/// replaces all of them.
-const FAST_LOG_LINES: usize = 80;
-
 #[function_component(App)]
 pub fn app() -> Html {
-    let state = use_reducer(crate::share::initial_state);
-
-    {
-        let dispatcher = state.dispatcher();
-        use_effect_with((), move |_| {
-            let interval = Interval::new(TICK_MS, move || {
-                if !crate::panic::panicked() {
-                    dispatcher.dispatch(Action::Tick(clock::now_ms()));
-                }
-            });
-            move || drop(interval)
-        });
-    }
-    // A link pasted into the address bar of an open playground.
-    {
-        let dispatcher = state.dispatcher();
-        use_effect_with((), move |_| {
-            use wasm_bindgen::JsCast;
-            let window = gloo_utils::window();
-            let cb = wasm_bindgen::closure::Closure::<dyn Fn()>::new(move || {
-                dispatcher.dispatch(Action::OpenHash(crate::share::location_hash()));
-            });
-            let _ =
-                window.add_event_listener_with_callback("hashchange", cb.as_ref().unchecked_ref());
-            move || {
-                let _ = window
-                    .remove_event_listener_with_callback("hashchange", cb.as_ref().unchecked_ref());
-            }
-        });
-    }
-    // A link's `panel=`: bring that panel into view once the page is laid out.
-    {
-        let panel = state.link.as_ref().and_then(|o| o.panel.clone());
-        use_effect_with((), move |_| {
-            if let Some(panel) = panel {
-                gloo_timers::callback::Timeout::new(50, move || focus_panel(&panel)).forget();
-            }
-        });
-    }
-    // The work of the last visit: reopened on a page that opened no link or tutorial.
-    {
-        let dispatcher = state.dispatcher();
-        let fresh = state.link.is_none() && state.tutorial.is_none() && !state.custom;
-        use_effect_with((), move |_| {
-            if fresh {
-                wasm_bindgen_futures::spawn_local(async move {
-                    match crate::storage::work::load().await {
-                        Ok(Some(scenario)) => {
-                            dispatcher.dispatch(Action::RestoreWork(Box::new(scenario)))
-                        }
-                        Ok(None) => {}
-                        Err(e) => web_sys::console::warn_1(&e.into()),
-                    }
-                });
-            }
-        });
-    }
-    // ...and kept whenever the running scenario changes (after the first render).
-    {
-        let first = use_mut_ref(|| true);
-        let work = (state.scenario.clone(), state.custom);
-        use_effect_with(work, move |(scenario, custom)| {
-            if !std::mem::replace(&mut *first.borrow_mut(), false) {
-                let scenario = custom.then(|| (**scenario).clone());
-                wasm_bindgen_futures::spawn_local(async move {
-                    if let Err(e) = crate::storage::work::save(scenario.as_ref()).await {
-                        web_sys::console::warn_1(&format!("current work not saved: {e}").into());
-                    }
-                });
-            }
-        });
-    }
+    let state = use_reducer(|| State::open(&crate::share::location_hash()));
+    use_page_effects(state.clone());
     use_shortcuts(state.dispatcher());
     // The job-graph edge whose fault menu is open.
     let edge_menu = use_state(|| None::<(u32, u32)>);
+    // Callbacks the same from render to render, so they re-render nothing by themselves.
+    let onseek = use_callback(state.dispatcher(), |t, d| d.dispatch(Action::Seek(t)));
+    let close_edge_menu = use_callback(edge_menu.setter(), |_, set| set.set(None));
     let narrow = use_media_query(NARROW_QUERY);
 
-    // Debug aid for the end-to-end tests: `?debug=panic` panics on purpose after the first render.
-    use_effect_with((), |_| {
-        if crate::panic::panic_requested() {
-            gloo_timers::callback::Timeout::new(100, || {
-                panic!("deliberate panic requested by ?debug=panic");
-            })
-            .forget();
-        }
-    });
-
-    // At high speeds every log line changes every tick; refresh the log a few times a second.
-    let log_version = {
-        let last = use_mut_ref(|| (0.0f64, 0u64));
-        let mut last = last.borrow_mut();
-        let now = clock::now_ms();
-        let fast = state.speed.micros_per_ms().is_none_or(|m| m > 2_000.0);
-        let every = if state.speed.micros_per_ms().is_none() || state.catch_up.is_some() {
-            LOG_REFRESH_MAX_MS
-        } else {
-            LOG_REFRESH_MS
-        };
-        if !state.playing || !fast || now - last.0 >= every || last.1 > state.version {
-            *last = (now, state.version);
-        }
-        last.1
-    };
-    let log_lines = if (state.playing || state.catch_up.is_some())
-        && state.speed.micros_per_ms().is_none_or(|m| m > 2_000.0)
-    {
-        FAST_LOG_LINES
-    } else {
-        MAX_LINES
-    };
-    let sim = state.sim.borrow();
+    let (log_sim, log_lines) = use_log_view(state.job.sim().clone(), state.pace());
+    let sim = state.job.sim().borrow();
     let graph = Rc::new(graph_model(&sim));
     let dispatch = state.dispatcher();
     let selected = state
+        .ui
         .inspected
         .and_then(|i| sim.tasks.get(i as usize))
         .map(|t| (t.id.vertex, t.id.subtask));
     let onselect = {
         let d = dispatch.clone();
-        let sim_cell = state.sim.clone();
+        let sim_cell = state.job.sim().cell.clone();
         let edge_menu = edge_menu.clone();
         Callback::from(move |(v, s): (u32, u32)| {
             edge_menu.set(None);
@@ -169,11 +62,11 @@ pub fn app() -> Html {
             d.dispatch(Action::Inspect(index));
         })
     };
-    let busy = state.catch_up.is_some();
+    let busy = state.job.catch_up.is_some();
     // Phase durations of the history's checkpoints, recomputed only when the history changed.
     let phases = {
-        let rows = state.rows.clone();
-        let sim_cell = state.sim.clone();
+        let rows = state.job.derived.rows.clone();
+        let sim_cell = state.job.sim().cell.clone();
         (*use_memo(rows, move |_| {
             let sim = sim_cell.borrow();
             let names = sim.vertex_names();
@@ -215,18 +108,18 @@ pub fn app() -> Html {
         })
     };
     let edge_fault_menu = edge_menu.and_then(|e| {
-        let close = edge_menu.clone();
         crate::components::edge_fault_menu::edge_menu(
             &state,
             &graph,
             e,
             dispatch.clone(),
-            Callback::from(move |_| close.set(None)),
+            close_edge_menu.clone(),
         )
     });
     let fault_menu = state
+        .ui
         .inspected
-        .filter(|_| state.fault_menu_open)
+        .filter(|_| state.ui.fault_menu_open)
         .and_then(|i| sim.tasks.get(i as usize))
         .map(|t| {
             let v = &sim.graph.vertices[t.id.vertex as usize];
@@ -235,9 +128,9 @@ pub fn app() -> Html {
                 .iter()
                 .map(|o| sim.scenario.operators[*o].name.clone())
                 .collect();
-            let next_checkpoint = state.rows.last().map_or(1, |r| r.id + 1);
+            let next_checkpoint = state.job.derived.rows.last().map_or(1, |r| r.id + 1);
             html! {
-                <FaultMenu sim={state.sim.clone()} vertex={v.name.clone()} operators={operators}
+                <FaultMenu sim={state.job.sim().cell.clone()} vertex={v.name.clone()} operators={operators}
                            subtask={t.id.subtask} next_checkpoint={next_checkpoint} busy={busy}
                            dispatch={dispatch.clone()} />
             }
@@ -261,10 +154,10 @@ pub fn app() -> Html {
     let status_bar = html! {
         <StatusBar
             now={sim.now}
-            speed={state.speed.label()}
+            speed={state.ui.speed.label()}
             status={sim.status}
-            playing={state.playing}
-            lagging={state.lagging}
+            playing={state.ui.playing}
+            lagging={state.ui.lagging}
             events={sim.events}
             fingerprint={sim.fingerprint()}
             restart_in={restart_in}
@@ -275,7 +168,12 @@ pub fn app() -> Html {
         .completed_state
         .keys()
         .map(|id| {
-            let savepoint = state.rows.iter().any(|r| r.id == *id && r.savepoint);
+            let savepoint = state
+                .job
+                .derived
+                .rows
+                .iter()
+                .any(|r| r.id == *id && r.savepoint);
             (*id, savepoint)
         })
         .collect();
@@ -286,12 +184,12 @@ pub fn app() -> Html {
         .enumerate()
         .map(|(i, o)| (o.name.clone(), sim.scenario.parallelism(i)))
         .collect();
-    let progress = state.catch_up.as_ref().map(|c| (sim.now, c.target));
+    let progress = state.job.catch_up.as_ref().map(|c| (sim.now, c.target));
     let (horizon, snapshots) = {
-        let travel = state.travel.borrow();
+        let travel = state.job.travel.borrow();
         (travel.horizon, travel.times())
     };
-    let notice = state.notice.clone().map(|(message, outcome)| {
+    let notice = state.ui.notice.clone().map(|(message, outcome)| {
         let d = dispatch.clone();
         html! {
             <div id="link-error" class="link-error" role="alert">
@@ -302,7 +200,7 @@ pub fn app() -> Html {
             </div>
         }
     });
-    let consent = state.consent.clone().map(|pending| {
+    let consent = state.ui.consent.clone().map(|pending| {
         let (run, cancel) = (dispatch.clone(), dispatch.clone());
         html! {
             <div id="consent" class="link-error consent" role="alertdialog" aria-labelledby="consent-title">
@@ -317,28 +215,28 @@ pub fn app() -> Html {
         }
     });
     // A re-run that will resume counts as playing; a busy re-run leaves nothing to control.
-    let playing = state.playing || state.catch_up.as_ref().is_some_and(|c| c.resume);
+    let playing = state.ui.playing || state.job.catch_up.as_ref().is_some_and(|c| c.resume);
     let running = sim.status.is_live() && !busy;
-    if state.embed {
+    if state.ui.embed {
         // A tutorial step embedded (`#tutorial=…&embed=1`): its narration above the run, and
         // "Open" leads to the step in the full playground.
-        let step = crate::tutorial::current(&state)
+        let step = crate::tutorial::current(state.ui.tutorial.as_deref())
             .map(|s| crate::tutorial::link::fragment(s.tutorial, s.step));
         let open_full = step.as_ref().map_or_else(
-            || crate::share::full_app_href(&state),
+            || crate::share::full_app_href(&state.job.scenario, state.ui.link.as_deref()),
             |f| format!("{}{f}", crate::share::base_url()),
         );
-        let tutorial = state.tutorial.clone();
+        let tutorial = state.ui.tutorial.clone();
         return html! {
             <div id="barrierlab" class={classes!("app", "embed", tutorial.is_some().then_some("with-tutorial"))}>
                 <header class="embed-bar">
                     <Controls
-                        preset={state.preset.clone()}
-                        seed={state.seed}
+                        preset={state.job.preset.clone()}
+                        seed={state.job.seed()}
                         playing={playing}
-                        speed={state.speed}
+                        speed={state.ui.speed}
                         running={running}
-                        error={state.error.clone()}
+                        error={state.ui.error.clone()}
                         dispatch={dispatch.clone()}
                         compact=true
                     />
@@ -358,36 +256,41 @@ pub fn app() -> Html {
                         <JobGraph model={graph} vertical={false} onselect={Callback::noop()} selected={None::<(u32, u32)>} />
                     </Panel>
                     <Panel id="timeline" title="Timeline" area="timeline">
-                        <Timeline checkpoints={state.timeline.clone()} narrow={narrow} compact=true />
+                        <Timeline checkpoints={state.job.derived.timeline.clone()} narrow={narrow} compact=true />
                     </Panel>
                 </main>
                 { status_bar }
             </div>
         };
     }
-    let initial_checkpoint = crate::tutorial::checkpoint_hint(&state)
-        .or_else(|| state.link.as_ref().and_then(|o| o.checkpoint));
+    let initial_checkpoint = crate::tutorial::checkpoint_hint(state.ui.tutorial.as_deref())
+        .or_else(|| state.ui.link.as_ref().and_then(|o| o.checkpoint));
     html! {
         <div id="barrierlab" class="app">
             <Header />
             <Controls
-                preset={state.preset.clone()}
-                seed={state.seed}
+                preset={state.job.preset.clone()}
+                seed={state.job.seed()}
                 playing={playing}
-                speed={state.speed}
+                speed={state.ui.speed}
                 running={running}
-                error={state.error.clone()}
+                error={state.ui.error.clone()}
                 dispatch={dispatch.clone()}
-                phase={state.phase_stop.as_ref().map(|s| (format!("{} ({})", s.text, crate::format::sim_time(s.time)), s.seq))}
-                custom={state.custom.then(|| (state.scenario.name.clone(), state.scenario.description.clone()))}
+                phase={state.ui.phase_stop.as_ref().map(|s| (format!("{} ({})", s.text, crate::format::sim_time(s.time)), s.seq))}
+                custom={state.job.custom.then(|| (state.job.scenario.name.clone(), state.job.scenario.description.clone()))}
             />
-            <ShareBar state={state.clone()} />
+            <ShareBar current={Current {
+                scenario: state.job.scenario.clone(),
+                sim: state.job.sim().cell.clone(),
+                paused: !state.ui.playing && !busy,
+                speed: state.ui.speed,
+            }} />
             { notice.unwrap_or_default() }
             { consent.clone().unwrap_or_default() }
-            if state.link.is_none() && state.tutorial.is_none() {
+            if state.ui.link.is_none() && state.ui.tutorial.is_none() {
                 <crate::components::welcome::Welcome />
             }
-            if let Some(view) = state.tutorial.clone() {
+            if let Some(view) = state.ui.tutorial.clone() {
                 <TutorialPanel view={view} dispatch={dispatch.clone()} />
             }
             <main class="workspace">
@@ -398,31 +301,31 @@ pub fn app() -> Html {
                               onedge={onedge} selected_edge={*edge_menu} />
                 </Panel>
                 <Panel id="checkpoints" title="Checkpoints" area="checkpoints">
-                    <CheckpointsPanel key={crate::tutorial::panel_key(&state)} rows={state.rows.clone()} report={state.report.clone()} initial={initial_checkpoint} trends={trends} phases={phases} />
+                    <CheckpointsPanel key={crate::tutorial::panel_key(state.ui.tutorial.as_deref())} rows={state.job.derived.rows.clone()} report={state.job.derived.report.clone()} initial={initial_checkpoint} trends={trends} phases={phases} />
                 </Panel>
                 <Panel id="faults-panel" title="Faults" area="faults">
-                    <FaultsPanel sim={state.sim.clone()} faults={state.scenario.faults.clone()} progress={progress}
-                                 error={state.fault_error.clone()} dispatch={dispatch.clone()} />
+                    <FaultsPanel sim={state.job.sim().cell.clone()} faults={state.job.scenario.faults.clone()} progress={progress}
+                                 error={state.ui.fault_error.clone()} dispatch={dispatch.clone()} />
                 </Panel>
                 <Panel id="verdict-panel" title="Exactly-once verdict" area="verdict">
-                    <VerdictPanel sim={state.sim.clone()} version={state.version} playing={state.playing || busy} />
+                    <VerdictPanel sim={state.job.sim().clone()} playing={state.ui.playing || busy} />
                 </Panel>
                 <Panel id="recovery-panel" title="Savepoints and recovery" area="recovery">
                     <RecoveryPanel retained={retained} operators={operators} running={sim.status == JobStatus::Running}
-                                   busy={busy} error={state.recovery_error.clone()} dispatch={dispatch.clone()} />
+                                   busy={busy} error={state.ui.recovery_error.clone()} dispatch={dispatch.clone()} />
                 </Panel>
                 <Panel id="storage-panel" title="Checkpoint storage" area="storage">
-                    <StorageBrowser sim={state.sim.clone()} version={state.version} busy={busy} dispatch={dispatch.clone()} />
+                    <StorageBrowser sim={state.job.sim().clone()} busy={busy} dispatch={dispatch.clone()} />
                 </Panel>
                 <Panel id="travel" title="Time travel" area="travel">
                     <TimeTravelBar now={sim.now} horizon={horizon} snapshots={snapshots} dispatch={dispatch.clone()} />
                 </Panel>
                 <Panel id="timeline" title="Timeline" area="timeline">
-                    <ExportBar sim={state.sim.clone()} scenario={state.scenario.clone()} />
-                    <Timeline checkpoints={state.timeline.clone()} narrow={narrow} />
+                    <ExportBar sim={state.job.sim().cell.clone()} scenario={state.job.scenario.clone()} />
+                    <Timeline checkpoints={state.job.derived.timeline.clone()} narrow={narrow} />
                 </Panel>
                 <Panel id="inspector-panel" title="Subtask inspector" area="inspector">
-                    <Inspector sim={state.sim.clone()} version={state.version} task={state.inspected} dispatch={dispatch.clone()} />
+                    <Inspector sim={state.job.sim().clone()} task={state.ui.inspected} dispatch={dispatch.clone()} />
                 </Panel>
                 <Panel id="backpressure-panel" title="Backpressure" area="backpressure">
                     <BackpressurePanel graph={graph.clone()} />
@@ -431,53 +334,27 @@ pub fn app() -> Html {
                     <TaskManagersPanel taskmanagers={Rc::new(crate::model::graph::taskmanager_views(&sim))} />
                 </Panel>
                 <Panel id="why-panel" title="Why was this checkpoint slow?" area="why">
-                    <WhyPanel sim={state.sim.clone()} rows={state.rows.clone()} />
+                    <WhyPanel sim={state.job.sim().cell.clone()} rows={state.job.derived.rows.clone()} />
                 </Panel>
                 <Panel id="editor-panel" title="Topology editor" area="editor">
-                    <TopologyEditor live={state.scenario.clone()} dispatch={dispatch.clone()} />
+                    <TopologyEditor live={state.job.scenario.clone()} dispatch={dispatch.clone()} />
                 </Panel>
                 <Panel id="config-panel" title="Configuration" area="config">
-                    <ConfigPanel live={state.scenario.clone()} dispatch={dispatch.clone()} />
+                    <ConfigPanel live={state.job.scenario.clone()} dispatch={dispatch.clone()} />
                 </Panel>
                 <Panel id="compare-panel" title="Compare modes" area="compare">
-                    <ComparePanel compare={state.compare.clone()} version={state.version} dispatch={dispatch.clone()} />
+                    <ComparePanel compare={state.job.compare.clone()} version={state.version()} dispatch={dispatch.clone()} />
                 </Panel>
                 <Panel id="event-log" title="Event log" area="log">
-                    <EventLog sim={state.sim.clone()} version={log_version} lines={log_lines}
-                              onseek={{ let d = dispatch.clone(); Callback::from(move |t| d.dispatch(Action::Seek(t))) }} marked={state.phase_stop.as_ref().and_then(|s| s.seq)} />
+                    <EventLog sim={log_sim} lines={log_lines}
+                              onseek={onseek} marked={state.ui.phase_stop.as_ref().and_then(|s| s.seq)} />
                 </Panel>
             </main>
             { status_bar }
-            if state.help_open {
+            if state.ui.help_open {
                 <HelpOverlay onclose={Callback::from(move |_| dispatch.dispatch(Action::CloseHelp))} />
             }
         </div>
-    }
-}
-
-/// Scrolls a panel named by a link's `panel=` into view and focuses it: the panel's id, with or
-/// without `-panel`, or a few friendly names.
-fn focus_panel(name: &str) {
-    let id = match name {
-        "graph" => "job-graph",
-        "history" => "checkpoints",
-        "log" => "event-log",
-        "faults" => "faults-panel",
-        other => other,
-    };
-    let doc = gloo_utils::document();
-    let Some(el) = doc
-        .get_element_by_id(id)
-        .or_else(|| doc.get_element_by_id(&format!("{id}-panel")))
-    else {
-        return;
-    };
-    let _ = el.set_attribute("tabindex", "-1");
-    let class = el.get_attribute("class").unwrap_or_default();
-    let _ = el.set_attribute("class", &format!("{class} focused"));
-    el.scroll_into_view();
-    if let Some(el) = wasm_bindgen::JsCast::dyn_ref::<web_sys::HtmlElement>(&el) {
-        let _ = el.focus();
     }
 }
 

@@ -8,9 +8,11 @@ use barrierlab_engine::scenario::{preset, Scenario, PRESETS};
 use barrierlab_engine::share::{decode, encode, Link, LinkOptions, MAX_UNTIL};
 use barrierlab_engine::types::{Micros, MICROS_PER_SEC};
 
+use crate::consent::PendingConsent;
 use crate::faults::CatchUp;
 use crate::format::sim_time;
-use crate::state::{Speed, State, DEFAULT_PRESET};
+use crate::job::{Opened, SimCell, DEFAULT_PRESET};
+use crate::speed::Speed;
 
 /// The page's fragment (`#v1.…`), or an empty string.
 pub fn location_hash() -> String {
@@ -19,32 +21,11 @@ pub fn location_hash() -> String {
         .unwrap_or_default()
 }
 
-/// The page's first state: the link in the URL if there is one, else the seed demo; a link that
-/// does not load falls back to the seed demo with the decoder's message.
-pub fn initial_state() -> State {
-    if let Some(state) = crate::tutorial::link::initial(&location_hash()) {
-        return state;
-    }
-    if let Some(pending) = over_budget_link(&location_hash()) {
-        // The demo waits, paused, while the question is open.
-        let mut state = State::load(DEFAULT_PRESET, None, false, Speed::One);
-        state.consent = Some(Rc::new(pending));
-        return state;
-    }
-    match state_from_hash(&location_hash()) {
-        Ok(Some(state)) => state,
-        Ok(None) => State::initial(),
-        Err(message) => {
-            let mut state = State::initial();
-            state.notice = Some((message, "Showing the demo job instead."));
-            state
-        }
-    }
-}
-
 /// `Ok(None)` for no link (an empty fragment), the opened link, or why it does not load.
-pub fn state_from_hash(hash: &str) -> Result<Option<State>, String> {
-    link_from_hash(hash)?.map(state_from_link).transpose()
+pub fn opened_from_hash(hash: &str) -> Result<Option<Opened>, String> {
+    link_from_hash(hash)?
+        .map(|link| open_link(link, false))
+        .transpose()
 }
 
 /// The link a fragment holds: `Ok(None)` for an empty fragment, or why it does not decode.
@@ -92,19 +73,14 @@ pub fn speed_from_option(text: &str) -> Option<Speed> {
         .map(|(s, _)| s)
 }
 
-/// A fresh state running a decoded link's scenario with its options.
-pub fn state_from_link(link: Link) -> Result<State, String> {
-    state_from_link_consented(link, false)
-}
-
 /// The link in `hash` when its scenario is over the cost budget: the scenario, its options and
 /// why, for the consent question (see `consent.rs`).
-pub fn over_budget_link(hash: &str) -> Option<crate::consent::PendingConsent> {
+pub fn over_budget_link(hash: &str) -> Option<PendingConsent> {
     let link = link_from_hash(hash).ok()??;
     // With `until=`, the catch-up is one run: held to the per-run budget as well.
     let until = link.options.until.unwrap_or(0).min(MAX_UNTIL);
     let message = link.scenario.cost_estimate().ok()?.run_over_budget(until)?;
-    Some(crate::consent::PendingConsent {
+    Some(PendingConsent {
         scenario: link.scenario,
         link: Some(link.options),
         stored: None,
@@ -112,8 +88,9 @@ pub fn over_budget_link(hash: &str) -> Option<crate::consent::PendingConsent> {
     })
 }
 
-/// [`state_from_link`]; `consented`: the user chose to run it over the cost budget.
-pub fn state_from_link_consented(link: Link, consented: bool) -> Result<State, String> {
+/// A decoded link's scenario with its options; `consented`: the user chose to run it over the
+/// cost budget.
+pub fn open_link(link: Link, consented: bool) -> Result<Opened, String> {
     let Link {
         scenario, options, ..
     } = link;
@@ -131,53 +108,43 @@ pub fn state_from_link_consented(link: Link, consented: bool) -> Result<State, S
         crate::theme::set_override(theme);
     }
     let autoplay = options.autoplay.unwrap_or(options.until.is_none());
-    let mut state = State::with_sim(
-        sim,
-        None,
-        base.unwrap_or(DEFAULT_PRESET),
-        autoplay && options.until.is_none(),
-        speed,
-    );
-    state.custom = name.is_none();
-    if let Some(until) = options.until {
-        state.catch_up = Some(CatchUp {
-            target: until.min(MAX_UNTIL),
-            resume: autoplay,
-            next_action: 0,
+    let catch_up = options.until.map(|until| CatchUp {
+        target: until.min(MAX_UNTIL),
+        resume: autoplay,
+        next_action: 0,
+    });
+    let notice = options
+        .until
+        .filter(|until| *until > MAX_UNTIL)
+        .map(|until| {
+            let outcome = if autoplay {
+                "It plays on from there."
+            } else {
+                "Press Play to go on from there."
+            };
+            (until_bound_message(until), outcome)
         });
-        if until > MAX_UNTIL {
-            state.notice = Some((
-                until_bound_message(until),
-                if autoplay {
-                    "It plays on from there."
-                } else {
-                    "Press Play to go on from there."
-                },
-            ));
-        }
-    }
-    state.embed = options.embed;
-    state.link = Some(Rc::new(options));
-    Ok(state)
+    Ok(Opened {
+        custom: name.is_none(),
+        playing: autoplay && options.until.is_none(),
+        speed: Some(speed),
+        catch_up,
+        notice,
+        link: Some(options),
+        ..Opened::new(sim, base.unwrap_or(DEFAULT_PRESET))
+    })
 }
 
-/// A fresh state running `scenario` (the work reopened after a reload), playing.
-pub fn state_from_scenario(scenario: Scenario, speed: Speed) -> Result<State, String> {
-    state_from_scenario_consented(scenario, speed, false)
-}
-
-/// [`state_from_scenario`]; `consented`: the user chose to run it over the cost budget.
-pub fn state_from_scenario_consented(
-    scenario: Scenario,
-    speed: Speed,
-    consented: bool,
-) -> Result<State, String> {
+/// `scenario` (the work reopened after a reload, or an edit run over the cost budget), playing;
+/// `consented`: the user chose to run it over the cost budget.
+pub fn open_scenario(scenario: Scenario, consented: bool) -> Result<Opened, String> {
     let name = preset_name(&scenario);
     let base = name.or_else(|| barrierlab_engine::scenario::base_preset(&scenario));
     let sim = crate::consent::simulation(scenario, consented)?;
-    let mut state = State::with_sim(sim, None, base.unwrap_or(DEFAULT_PRESET), true, speed);
-    state.custom = name.is_none();
-    Ok(state)
+    Ok(Opened {
+        custom: name.is_none(),
+        ..Opened::new(sim, base.unwrap_or(DEFAULT_PRESET))
+    })
 }
 
 /// Why a link's `until` past [`MAX_UNTIL`] stopped short.
@@ -190,25 +157,46 @@ fn until_bound_message(until: Micros) -> String {
     )
 }
 
-/// The options a link for the current run carries: the time if paused, and the speed.
-pub fn current_options(state: &State, embed: bool) -> LinkOptions {
-    let now = state.sim.borrow().now;
-    let paused = !state.playing && state.catch_up.is_none();
-    LinkOptions {
-        until: (paused && now > 0).then_some(now),
-        autoplay: (!paused).then_some(true),
-        speed: (state.speed != Speed::One && state.speed != Speed::Max)
-            .then(|| state.speed.key().to_string()),
-        // The recipient's theme, not the sender's.
-        theme: None,
-        embed,
-        ..LinkOptions::default()
-    }
+/// The running job as a link to it says: its scenario, and where it is and how it plays, read
+/// when the link is made.
+#[derive(Clone, PartialEq)]
+pub struct Current {
+    pub scenario: Rc<Scenario>,
+    pub sim: SimCell,
+    /// Paused (not playing, and no re-run catching up).
+    pub paused: bool,
+    pub speed: Speed,
 }
 
-/// The fragment for the current run.
-pub fn current_fragment(state: &State, embed: bool) -> String {
-    encode(&state.scenario, &current_options(state, embed))
+impl Current {
+    /// The options a link for the current run carries: the time if paused, and the speed.
+    pub fn options(&self, embed: bool) -> LinkOptions {
+        let now = self.sim.borrow().now;
+        LinkOptions {
+            until: (self.paused && now > 0).then_some(now),
+            autoplay: (!self.paused).then_some(true),
+            speed: (self.speed != Speed::One && self.speed != Speed::Max)
+                .then(|| self.speed.key().to_string()),
+            // The recipient's theme, not the sender's.
+            theme: None,
+            embed,
+            ..LinkOptions::default()
+        }
+    }
+
+    /// The fragment for the current run.
+    pub fn fragment(&self, embed: bool) -> String {
+        encode(&self.scenario, &self.options(embed))
+    }
+
+    /// The `<iframe>` snippet embedding the current run.
+    pub fn iframe_snippet(&self) -> String {
+        format!(
+            "<iframe src=\"{}{}\" width=\"800\" height=\"480\" style=\"border:0\" loading=\"lazy\" title=\"Barrier Lab\"></iframe>",
+            base_url(),
+            self.fragment(true)
+        )
+    }
 }
 
 /// The page's URL without its fragment.
@@ -219,20 +207,12 @@ pub fn base_url() -> String {
         .unwrap_or_default()
 }
 
-/// The full playground's link for an embedded view: the same fragment minus `embed`.
-pub fn full_app_href(state: &State) -> String {
-    let mut options = state.link.as_deref().cloned().unwrap_or_default();
+/// The full playground's link for an embedded view of `scenario`: the fragment of the link it
+/// was opened from, minus `embed`.
+pub fn full_app_href(scenario: &Scenario, link: Option<&LinkOptions>) -> String {
+    let mut options = link.cloned().unwrap_or_default();
     options.embed = false;
-    format!("{}{}", base_url(), encode(&state.scenario, &options))
-}
-
-/// The `<iframe>` snippet embedding the current run.
-pub fn iframe_snippet(state: &State) -> String {
-    format!(
-        "<iframe src=\"{}{}\" width=\"800\" height=\"480\" style=\"border:0\" loading=\"lazy\" title=\"Barrier Lab\"></iframe>",
-        base_url(),
-        current_fragment(state, true)
-    )
+    format!("{}{}", base_url(), encode(scenario, &options))
 }
 
 #[cfg(test)]
@@ -248,13 +228,13 @@ mod tests {
         assert_eq!(speed_from_option("x"), None);
     }
 
-    fn opened(until: Micros, autoplay: Option<bool>) -> State {
+    fn opened(until: Micros, autoplay: Option<bool>) -> Opened {
         let options = LinkOptions {
             until: Some(until),
             autoplay,
             ..LinkOptions::default()
         };
-        state_from_hash(&encode(&preset("seed-demo").unwrap(), &options))
+        opened_from_hash(&encode(&preset("seed-demo").unwrap(), &options))
             .unwrap()
             .unwrap()
     }

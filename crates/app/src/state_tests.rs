@@ -7,7 +7,8 @@ use barrierlab_engine::scenario::{parse_fail_flag, preset, Fault};
 use barrierlab_engine::sim::UserRequest;
 use yew::Reducible;
 
-use crate::state::{Action, Speed, State};
+use crate::speed::Speed;
+use crate::state::{Action, State};
 
 fn fresh() -> Rc<State> {
     Rc::new(State::initial())
@@ -15,8 +16,17 @@ fn fresh() -> Rc<State> {
 
 /// Runs the page's simulation to `seconds` (what ticks do, without a wall clock).
 fn at(state: Rc<State>, seconds: u64) -> Rc<State> {
-    state.sim.borrow_mut().run_until(seconds * 1_000_000);
-    state
+    let mut state = (*state).clone();
+    Rc::make_mut(&mut state.job)
+        .sim_mut()
+        .0
+        .run_until(seconds * 1_000_000);
+    Rc::new(state)
+}
+
+/// The page's simulated time.
+fn now(state: &State) -> u64 {
+    state.job.sim().borrow().now
 }
 
 fn kill() -> Fault {
@@ -26,56 +36,56 @@ fn kill() -> Fault {
 /// Lets a re-run catch up, as ticks would.
 fn settle(mut state: Rc<State>) -> Rc<State> {
     for _ in 0..10_000 {
-        if state.catch_up.is_none() {
+        if state.job.catch_up.is_none() {
             break;
         }
         state = state.reduce(Action::Tick(0.0));
     }
-    assert!(state.catch_up.is_none(), "the re-run never caught up");
+    assert!(state.job.catch_up.is_none(), "the re-run never caught up");
     state
 }
 
 #[test]
 fn the_first_page_runs_the_demo_job_at_1x() {
     let s = fresh();
-    assert_eq!(s.preset, "seed-demo");
-    assert!(s.playing);
-    assert_eq!(s.speed, Speed::One);
-    assert!(!s.custom);
+    assert_eq!(s.job.preset, "seed-demo");
+    assert!(s.ui.playing);
+    assert_eq!(s.ui.speed, Speed::One);
+    assert!(!s.job.custom);
 }
 
 #[test]
 fn pausing_and_playing_toggle_and_a_finished_job_cannot_play() {
     let s = fresh().reduce(Action::TogglePlay);
-    assert!(!s.playing);
+    assert!(!s.ui.playing);
     let s = s.reduce(Action::TogglePlay);
-    assert!(s.playing);
+    assert!(s.ui.playing);
     let s = at(s, 2).reduce(Action::Request(UserRequest::StopWithSavepoint));
     let s = at(s, 10);
     assert!(!s.status().is_live());
     let s = s.reduce(Action::TogglePlay).reduce(Action::TogglePlay);
-    assert!(!s.playing, "a finished job does not play");
+    assert!(!s.ui.playing, "a finished job does not play");
 }
 
 #[test]
 fn a_fault_edit_reruns_to_the_same_time_and_names_the_scenario() {
     let s = at(fresh(), 5);
     let s = s.reduce(Action::AddFault(kill()));
-    assert!(s.catch_up.is_some(), "the edit re-runs from time 0");
+    assert!(s.job.catch_up.is_some(), "the edit re-runs from time 0");
     let s = settle(s);
-    assert_eq!(s.sim.borrow().now, 5_000_000);
-    assert!(s.custom);
-    assert_eq!(s.scenario.name, "custom: seed-demo + 1 fault");
+    assert_eq!(now(&s), 5_000_000);
+    assert!(s.job.custom);
+    assert_eq!(s.job.scenario.name, "custom: seed-demo + 1 fault");
     // Removing it gives the preset back, name and all.
     let s = settle(s.reduce(Action::RemoveFault(0)));
-    assert_eq!(s.scenario.name, "seed-demo");
-    assert!(!s.custom);
+    assert_eq!(s.job.scenario.name, "seed-demo");
+    assert!(!s.job.custom);
 }
 
 #[test]
 fn while_a_rerun_catches_up_time_only_moves_towards_it() {
     let s = at(fresh(), 5).reduce(Action::AddFault(kill()));
-    let version = s.version;
+    let t = now(&s);
     for action in [
         Action::Step,
         Action::StepPhase,
@@ -89,10 +99,10 @@ fn while_a_rerun_catches_up_time_only_moves_towards_it() {
     // Play/pause only changes whether it resumes afterwards.
     let toggled = s.clone().reduce(Action::TogglePlay);
     assert_ne!(
-        toggled.catch_up.as_ref().map(|c| c.resume),
-        s.catch_up.as_ref().map(|c| c.resume)
+        toggled.job.catch_up.as_ref().map(|c| c.resume),
+        s.job.catch_up.as_ref().map(|c| c.resume)
     );
-    assert_eq!(toggled.version, version);
+    assert_eq!(now(&toggled), t, "no time passes");
 }
 
 #[test]
@@ -101,8 +111,11 @@ fn an_invalid_scenario_keeps_the_running_job_and_says_why() {
     let mut bad = preset("seed-demo").unwrap();
     bad.operators.clear();
     let next = s.clone().reduce(Action::ApplyScenario(Box::new(bad)));
-    assert!(next.error.is_some());
-    assert!(Rc::ptr_eq(&next.sim, &s.sim), "the job keeps running");
+    assert!(next.ui.error.is_some());
+    assert!(
+        next.job.sim().cell == s.job.sim().cell,
+        "the job keeps running"
+    );
 }
 
 #[test]
@@ -112,15 +125,18 @@ fn a_name_of_ones_own_survives_further_edits() {
         name: "  my lesson ".into(),
         description: "about kills".into(),
     });
-    assert_eq!(s.scenario.name, "my lesson");
+    assert_eq!(s.job.scenario.name, "my lesson");
     assert_eq!(
-        s.sim.borrow().scenario.name,
+        s.job.sim().borrow().scenario.name,
         "my lesson",
         "the job's label follows"
     );
     let s = settle(s.reduce(Action::RemoveFault(0)));
     assert_eq!(
-        (s.scenario.name.as_str(), s.scenario.description.as_str()),
+        (
+            s.job.scenario.name.as_str(),
+            s.job.scenario.description.as_str()
+        ),
         ("my lesson", "about kills")
     );
     // An empty name is refused.
@@ -136,9 +152,9 @@ fn stored_work_reopens_only_on_an_untouched_first_page() {
     let mut work = preset("seed-backpressure").unwrap();
     work.name = "mine".into();
     let reopened = fresh().reduce(Action::RestoreWork(Box::new(work.clone())));
-    assert_eq!(reopened.scenario.name, "mine");
-    assert!(reopened.custom);
-    assert!(reopened.notice.is_some());
+    assert_eq!(reopened.job.scenario.name, "mine");
+    assert!(reopened.job.custom);
+    assert!(reopened.ui.notice.is_some());
     // After the user chose something, the stored work does not take over.
     let chosen = fresh().reduce(Action::LoadPreset("seed-unaligned".into()));
     let kept = chosen
@@ -153,40 +169,40 @@ fn stored_work_reopens_only_on_an_untouched_first_page() {
 #[test]
 fn a_new_seed_reloads_from_time_zero_and_keeps_playing() {
     let s = at(fresh(), 3).reduce(Action::SetSeed(7));
-    assert_eq!(s.seed, 7);
-    assert_eq!(s.sim.borrow().now, 0);
-    assert!(s.playing);
-    assert_eq!(s.sim.borrow().scenario.seed, 7);
+    assert_eq!(s.job.seed(), 7);
+    assert_eq!(s.job.sim().borrow().now, 0);
+    assert!(s.ui.playing);
+    assert_eq!(s.job.sim().borrow().scenario.seed, 7);
 }
 
 #[test]
 fn an_over_budget_scenario_waits_for_consent_and_the_job_goes_on() {
     let s = at(fresh(), 2);
-    let sim = s.sim.clone();
+    let sim = s.job.sim().cell.clone();
     let s = s.reduce(Action::ApplyScenario(Box::new(over_budget_example())));
-    let pending = s.consent.clone().expect("asks first");
+    let pending = s.ui.consent.clone().expect("asks first");
     assert!(
         pending.message.contains("above the budget"),
         "{}",
         pending.message
     );
-    assert!(Rc::ptr_eq(&s.sim, &sim), "the running job is kept");
+    assert!(s.job.sim().cell == sim, "the running job is kept");
     // "Keep the running job": the question closes, nothing else changes.
     let kept = s.clone().reduce(Action::DeclineConsent);
-    assert!(kept.consent.is_none());
-    assert!(Rc::ptr_eq(&kept.sim, &sim));
+    assert!(kept.ui.consent.is_none());
+    assert!(kept.job.sim().cell == sim);
     // "Run anyway": the heavy job runs, and its re-runs do not ask again.
     let ran = s.reduce(Action::RunAnyway);
-    assert!(ran.consent.is_none());
+    assert!(ran.ui.consent.is_none());
     assert!(ran.over_budget_ok());
-    assert_eq!(ran.sim.borrow().tasks.len(), 2 * 256);
+    assert_eq!(ran.job.sim().borrow().tasks.len(), 2 * 256);
     let reset = ran.reduce(Action::SetSeed(9));
     assert_eq!(
-        reset.sim.borrow().tasks.len(),
+        reset.job.sim().borrow().tasks.len(),
         2 * 256,
         "a new seed keeps the heavy job"
     );
-    assert!(reset.consent.is_none());
+    assert!(reset.ui.consent.is_none());
 }
 
 #[test]
@@ -195,11 +211,14 @@ fn an_over_budget_link_asks_before_it_replaces_the_job() {
     let s = fresh();
     let hash = encode(&over_budget_example(), &LinkOptions::default());
     let s2 = s.clone().reduce(Action::OpenHash(hash));
-    assert!(s2.consent.as_ref().is_some_and(|c| c.link.is_some()));
-    assert!(Rc::ptr_eq(&s2.sim, &s.sim));
+    assert!(s2.ui.consent.as_ref().is_some_and(|c| c.link.is_some()));
+    assert!(s2.job.sim().cell == s.job.sim().cell);
     let ran = s2.reduce(Action::RunAnyway);
-    assert_eq!(ran.sim.borrow().tasks.len(), 2 * 256);
-    assert!(ran.link.is_some(), "opened as the link, with its options");
+    assert_eq!(ran.job.sim().borrow().tasks.len(), 2 * 256);
+    assert!(
+        ran.ui.link.is_some(),
+        "opened as the link, with its options"
+    );
 }
 
 #[test]
@@ -219,10 +238,27 @@ fn restoring_a_stored_checkpoint_of_an_over_budget_job_asks_first() {
     let stored = Rc::new(*stored.expect("a checkpoint completed"));
     let s = fresh();
     let asked = s.clone().reduce(Action::RestoreStored(stored));
-    assert!(asked.consent.as_ref().is_some_and(|c| c.stored.is_some()));
-    assert!(Rc::ptr_eq(&asked.sim, &s.sim), "the running job is kept");
+    assert!(asked
+        .ui
+        .consent
+        .as_ref()
+        .is_some_and(|c| c.stored.is_some()));
+    assert!(
+        asked.job.sim().cell == s.job.sim().cell,
+        "the running job is kept"
+    );
     let restored = asked.reduce(Action::RunAnyway);
-    assert!(restored.consent.is_none());
-    assert_eq!(restored.sim.borrow().tasks.len(), 2 * 256);
-    assert_eq!(restored.sim.borrow().coordinator.stats().counts.restored, 1);
+    assert!(restored.ui.consent.is_none());
+    assert_eq!(restored.job.sim().borrow().tasks.len(), 2 * 256);
+    assert_eq!(
+        restored
+            .job
+            .sim()
+            .borrow()
+            .coordinator
+            .stats()
+            .counts
+            .restored,
+        1
+    );
 }

@@ -5,7 +5,8 @@ use barrierlab_engine::sim::UserRequest;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
-use crate::state::{Action, Speed, State};
+use crate::speed::Speed;
+use crate::state::{Action, State};
 
 #[derive(Properties, PartialEq)]
 pub struct ControlsProps {

@@ -8,9 +8,10 @@ use yew::prelude::*;
 
 use crate::components::fault_menu::text_input;
 use crate::faults::{at_millis, duration_text};
-use crate::state::{Action, SimCell, State};
+use crate::job::SimCell;
+use crate::state::{Action, State};
 
-#[derive(Properties)]
+#[derive(Properties, PartialEq)]
 pub struct EdgeFaultMenuProps {
     pub sim: SimCell,
     /// The scenario edge: producer and consumer operator names.
@@ -24,15 +25,8 @@ pub struct EdgeFaultMenuProps {
     /// A re-run is catching up: injecting waits.
     pub busy: bool,
     pub dispatch: UseReducerDispatcher<State>,
+    /// The same callback from render to render: a new one would re-render the menu.
     pub onclose: Callback<()>,
-}
-
-impl PartialEq for EdgeFaultMenuProps {
-    fn eq(&self, o: &Self) -> bool {
-        std::rc::Rc::ptr_eq(&self.sim, &o.sim)
-            && (&self.from, &self.to, self.channels, self.remote, self.busy)
-                == (&o.from, &o.to, o.channels, o.remote, o.busy)
-    }
 }
 
 /// A network delay of `by` on the edge from now for `span`.
@@ -153,7 +147,7 @@ pub fn edge_menu(
     dispatch: UseReducerDispatcher<State>,
     onclose: Callback<()>,
 ) -> Option<Html> {
-    let sim = state.sim.borrow();
+    let sim = state.job.sim().borrow();
     let job_edge = sim
         .graph
         .edges()
@@ -165,10 +159,10 @@ pub fn edge_menu(
         .find(|e| e.from == from && e.to == to)?
         .channels;
     Some(html! {
-        <EdgeFaultMenu sim={state.sim.clone()} from={spec.from.clone()} to={spec.to.clone()}
+        <EdgeFaultMenu sim={state.job.sim().cell.clone()} from={spec.from.clone()} to={spec.to.clone()}
                        partitioner={job_edge.partitioner.to_string()} channels={channels.len()}
                        remote={channels.iter().filter(|c| c.remote).count()}
-                       taskmanagers={sim.scenario.cluster.taskmanagers} busy={state.catch_up.is_some()}
+                       taskmanagers={sim.scenario.cluster.taskmanagers} busy={state.job.catch_up.is_some()}
                        {dispatch} {onclose} />
     })
 }

@@ -3,44 +3,74 @@
 //! (`trace::SOURCES`). A click on a line time-travels to that event. Renders at most the last
 //! `MAX_LINES` matches of the text filter.
 
-use std::rc::Rc;
-
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 use barrierlab_engine::trace::{FlinkSource, TraceKind};
 use barrierlab_engine::types::Micros;
 
+use crate::clock;
+use crate::derived::Pace;
 use crate::format;
+use crate::job::SimRef;
 use crate::model::subtask_label;
-use crate::state::SimCell;
 
 /// Lines rendered at most.
 pub const MAX_LINES: usize = 300;
 /// Newest trace events a filter looks through.
 const SCAN: usize = 5_000;
 
-#[derive(Properties)]
+/// Wall-clock milliseconds between two event log refreshes above 2× speed.
+const LOG_REFRESH_MS: f64 = 250.0;
+/// The same at maximum speed (or while a re-run catches up).
+const LOG_REFRESH_MAX_MS: f64 = 1_000.0;
+/// Event log lines while playing fast: nobody reads them at that pace, and each refresh
+/// replaces all of them.
+const FAST_LOG_LINES: usize = 80;
+
+/// What the event log shows of `sim` at `pace`: at high speeds every line changes every tick, so
+/// the log is refreshed a few times a second (the returned version moves only then) and shows
+/// fewer lines.
+#[hook]
+pub fn use_log_view(sim: SimRef, pace: Pace) -> (SimRef, usize) {
+    let last = use_mut_ref(|| (0.0f64, 0u64));
+    let mut last = last.borrow_mut();
+    let now = clock::now_ms();
+    let fast = pace.speed.micros_per_ms().is_none_or(|m| m > 2_000.0);
+    let every = if pace.speed.micros_per_ms().is_none() || pace.catching_up {
+        LOG_REFRESH_MAX_MS
+    } else {
+        LOG_REFRESH_MS
+    };
+    if !pace.playing || !fast || now - last.0 >= every || last.1 > sim.version {
+        *last = (now, sim.version);
+    }
+    let lines = if (pace.playing || pace.catching_up) && fast {
+        FAST_LOG_LINES
+    } else {
+        MAX_LINES
+    };
+    (
+        SimRef {
+            version: last.1,
+            ..sim
+        },
+        lines,
+    )
+}
+
+#[derive(Properties, PartialEq)]
 pub struct EventLogProps {
-    pub sim: SimCell,
-    /// Changes whenever the simulation did.
-    pub version: u64,
+    /// Its version is the job's, throttled while playing fast.
+    pub sim: SimRef,
     /// Lines rendered at most (fewer while playing fast).
     pub lines: usize,
-    /// A line was clicked: time travel to its simulated time (µs).
+    /// A line was clicked: time travel to its simulated time (µs). The same callback from render
+    /// to render: a new one would re-render the log.
     pub onseek: Callback<Micros>,
     /// The trace event to highlight (the last step to a checkpoint phase stopped there).
     #[prop_or_default]
     pub marked: Option<u64>,
-}
-
-impl PartialEq for EventLogProps {
-    fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.sim, &other.sim)
-            && self.version == other.version
-            && self.lines == other.lines
-            && self.marked == other.marked
-    }
 }
 
 struct Line {

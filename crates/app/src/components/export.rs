@@ -12,7 +12,7 @@ use yew::prelude::*;
 use barrierlab_engine::scenario::Scenario;
 
 use crate::flink_job;
-use crate::state::SimCell;
+use crate::job::SimCell;
 
 /// Style properties copied onto every exported SVG element.
 const PROPS: [&str; 9] = [
@@ -153,17 +153,11 @@ fn export_png(selector: &str, name: &'static str) -> Result<(), JsValue> {
     Ok(())
 }
 
-#[derive(Properties)]
+#[derive(Properties, PartialEq)]
 pub struct ExportProps {
     pub sim: SimCell,
     /// The scenario the running job was built from (edits, seed and faults included).
     pub scenario: Rc<Scenario>,
-}
-
-impl PartialEq for ExportProps {
-    fn eq(&self, o: &Self) -> bool {
-        Rc::ptr_eq(&self.sim, &o.sim) && Rc::ptr_eq(&self.scenario, &o.scenario)
-    }
 }
 
 /// What the last "Export as Flink job" did, for the scenario it exported.

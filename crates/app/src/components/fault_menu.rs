@@ -6,10 +6,11 @@ use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
 use crate::faults::{subtask_fault, SubtaskFault};
+use crate::job::SimCell;
 use crate::model::subtask_label;
-use crate::state::{Action, SimCell, State};
+use crate::state::{Action, State};
 
-#[derive(Properties)]
+#[derive(Properties, PartialEq)]
 pub struct FaultMenuProps {
     pub sim: SimCell,
     /// The job vertex's name, its operators (scenario names, chain order) and the subtask.
@@ -21,17 +22,6 @@ pub struct FaultMenuProps {
     /// A re-run is catching up: injecting waits.
     pub busy: bool,
     pub dispatch: UseReducerDispatcher<State>,
-}
-
-impl PartialEq for FaultMenuProps {
-    fn eq(&self, o: &Self) -> bool {
-        std::rc::Rc::ptr_eq(&self.sim, &o.sim)
-            && self.vertex == o.vertex
-            && self.operators == o.operators
-            && self.subtask == o.subtask
-            && self.next_checkpoint == o.next_checkpoint
-            && self.busy == o.busy
-    }
 }
 
 /// A labelled text field bound to `value`, showing `shown`.

@@ -9,9 +9,10 @@ use yew::prelude::*;
 
 use crate::faults::{describe, fields, kind, storage_failure, with_field};
 use crate::format;
-use crate::state::{Action, SimCell, State};
+use crate::job::SimCell;
+use crate::state::{Action, State};
 
-#[derive(Properties)]
+#[derive(Properties, PartialEq)]
 pub struct FaultsPanelProps {
     pub sim: SimCell,
     pub faults: Vec<Fault>,
@@ -19,15 +20,6 @@ pub struct FaultsPanelProps {
     pub progress: Option<(Micros, Micros)>,
     pub error: Option<String>,
     pub dispatch: UseReducerDispatcher<State>,
-}
-
-impl PartialEq for FaultsPanelProps {
-    fn eq(&self, o: &Self) -> bool {
-        std::rc::Rc::ptr_eq(&self.sim, &o.sim)
-            && self.faults == o.faults
-            && self.progress == o.progress
-            && self.error == o.error
-    }
 }
 
 #[function_component(FaultsPanel)]

@@ -7,25 +7,19 @@ use barrierlab_engine::task::{Operator, StreamTask};
 use yew::prelude::*;
 
 use crate::format;
+use crate::job::SimRef;
 use crate::model::subtask_label;
-use crate::state::{Action, SimCell, State};
+use crate::state::{Action, State};
 
 /// Key groups listed at most, and sample entries per key group.
 const MAX_KEY_GROUPS: usize = 24;
 const SAMPLE: usize = 3;
 
-#[derive(Properties)]
+#[derive(Properties, PartialEq)]
 pub struct InspectorProps {
-    pub sim: SimCell,
-    pub version: u64,
+    pub sim: SimRef,
     pub task: Option<u32>,
     pub dispatch: UseReducerDispatcher<State>,
-}
-
-impl PartialEq for InspectorProps {
-    fn eq(&self, o: &Self) -> bool {
-        std::rc::Rc::ptr_eq(&self.sim, &o.sim) && self.version == o.version && self.task == o.task
-    }
 }
 
 fn mailbox(t: &StreamTask, now: u64) -> Html {

@@ -6,11 +6,10 @@ use web_sys::{HtmlInputElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
 use crate::share;
-use crate::state::State;
 
 #[derive(Properties, PartialEq)]
 pub struct ShareBarProps {
-    pub state: UseReducerHandle<State>,
+    pub current: share::Current,
 }
 
 #[derive(Clone, PartialEq)]
@@ -67,10 +66,10 @@ fn select(id: &str) {
 pub fn share_bar(p: &ShareBarProps) -> Html {
     let shown = use_state(|| Shown::Nothing);
     let on_copy = {
-        let state = p.state.clone();
+        let current = p.current.clone();
         let shown = shown.clone();
         Callback::from(move |_: MouseEvent| {
-            let fragment = share::current_fragment(&state, false);
+            let fragment = current.fragment(false);
             if let Some(history) = web_sys::window().and_then(|w| w.history().ok()) {
                 let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&fragment));
             }
@@ -89,13 +88,13 @@ pub fn share_bar(p: &ShareBarProps) -> Html {
         })
     };
     let on_embed = {
-        let state = p.state.clone();
+        let current = p.current.clone();
         let shown = shown.clone();
         Callback::from(move |_: MouseEvent| {
             if matches!(*shown, Shown::Embed(_)) {
                 shown.set(Shown::Nothing);
             } else {
-                shown.set(Shown::Embed(share::iframe_snippet(&state)));
+                shown.set(Shown::Embed(current.iframe_snippet()));
             }
         })
     };

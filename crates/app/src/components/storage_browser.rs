@@ -13,22 +13,16 @@ use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 use super::storage_tree::{RowAction, StorageTree};
-use crate::state::{Action, SimCell, State};
+use crate::job::{SimCell, SimRef};
+use crate::state::{Action, State};
 use crate::storage::{db, execute, records, Listed, Outcome, StorageError};
 
-#[derive(Properties)]
+#[derive(Properties, PartialEq)]
 pub struct StorageProps {
-    pub sim: SimCell,
-    pub version: u64,
+    pub sim: SimRef,
     /// A re-run is catching up: restores wait.
     pub busy: bool,
     pub dispatch: UseReducerDispatcher<State>,
-}
-
-impl PartialEq for StorageProps {
-    fn eq(&self, o: &Self) -> bool {
-        Rc::ptr_eq(&self.sim, &o.sim) && self.version == o.version && self.busy == o.busy
-    }
 }
 
 /// Where the database connection stands.
@@ -182,10 +176,10 @@ pub fn storage_browser(p: &StorageProps) -> Html {
             entries.clone(),
             message.clone(),
             shared.clone(),
-            p.sim.clone(),
+            p.sim.cell.clone(),
         );
         let off = matches!(*conn, Conn::Off(_));
-        use_effect_with(p.version, move |_| {
+        use_effect_with(p.sim.version, move |_| {
             if !off {
                 poll(&sim, &shared, entries, message);
             }
@@ -282,7 +276,7 @@ fn poll(
 ) {
     let sim = cell.borrow();
     let mut s = shared.borrow_mut();
-    let ptr = Rc::as_ptr(cell) as usize;
+    let ptr = cell.id();
     if s.sim != ptr {
         s.sim = ptr;
         s.job_id = new_job_id();

@@ -15,24 +15,17 @@ use yew::prelude::*;
 
 use crate::clock;
 use crate::format;
-use crate::state::SimCell;
+use crate::job::SimRef;
 
 /// A check this fast may run while playing.
 const CHEAP_MS: f64 = 2.0;
 /// Least wall-clock time between two checks while playing.
 const EVERY_MS: f64 = 1_000.0;
 
-#[derive(Properties)]
+#[derive(Properties, PartialEq)]
 pub struct VerdictProps {
-    pub sim: SimCell,
-    pub version: u64,
+    pub sim: SimRef,
     pub playing: bool,
-}
-
-impl PartialEq for VerdictProps {
-    fn eq(&self, o: &Self) -> bool {
-        Rc::ptr_eq(&self.sim, &o.sim) && self.version == o.version && self.playing == o.playing
-    }
 }
 
 struct Checked {
@@ -91,14 +84,14 @@ pub fn verdict_panel(p: &VerdictProps) -> Html {
     let forced = use_mut_ref(|| 0u32);
     let checked = {
         let mut c = cache.borrow_mut();
-        let sim_id = Rc::as_ptr(&p.sim) as usize;
+        let sim_id = p.sim.cell.id();
         let now = clock::now_ms();
         let jumped = c.sim != sim_id;
         let asked = *forced.borrow() != *force;
         let due = if p.playing {
             c.cost_ms < CHEAP_MS && now - c.wall_ms >= EVERY_MS
         } else {
-            c.version != p.version
+            c.version != p.sim.version
         };
         if c.checked.is_none() || jumped || asked || due {
             *forced.borrow_mut() = *force;
@@ -109,7 +102,7 @@ pub fn verdict_panel(p: &VerdictProps) -> Html {
             c.cost_ms = end - start;
             c.wall_ms = end;
             c.sim = sim_id;
-            c.version = p.version;
+            c.version = p.sim.version;
             c.checked = Some(Rc::new(Checked {
                 at: sim.now,
                 status: sim.status,

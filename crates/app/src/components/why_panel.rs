@@ -9,19 +9,13 @@ use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
 use crate::format;
+use crate::job::SimCell;
 use crate::model::short_name;
-use crate::state::SimCell;
 
-#[derive(Properties)]
+#[derive(Properties, PartialEq)]
 pub struct WhyProps {
     pub sim: SimCell,
     pub rows: Rc<Vec<CheckpointRow>>,
-}
-
-impl PartialEq for WhyProps {
-    fn eq(&self, o: &Self) -> bool {
-        Rc::ptr_eq(&self.sim, &o.sim) && Rc::ptr_eq(&self.rows, &o.rows)
-    }
 }
 
 #[function_component(WhyPanel)]

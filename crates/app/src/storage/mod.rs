@@ -5,13 +5,11 @@ pub mod db;
 pub mod records;
 pub mod work;
 
-use std::rc::Rc;
-
 use barrierlab_engine::scenario::preset;
 use barrierlab_engine::sim::Simulation;
 use barrierlab_engine::storage::{StorageEffect, StoredCheckpoint};
 
-use crate::state::State;
+use crate::job::Opened;
 
 pub use db::{Listed, StorageError};
 
@@ -50,39 +48,17 @@ pub async fn execute(
     }
 }
 
-/// `flink run -s`: the stored checkpoint's job, restored from it, replaces the running one. A
-/// checkpoint that does not restore leaves the running job and says why.
-pub fn restore_into(state: Rc<State>, stored: &StoredCheckpoint) -> Rc<State> {
-    // A stored job over the cost budget asks first, as a link to it would.
-    if let Some(mut pending) = crate::consent::for_scenario(&stored.scenario) {
-        pending.stored = Some(Rc::new(stored.clone()));
-        return crate::consent::ask(&state, pending);
+/// `flink run -s`: the stored checkpoint's job, restored from it, to replace the running one, or
+/// why it does not restore. `consented`: the user chose to run it over the cost budget.
+pub fn open_stored(stored: &StoredCheckpoint, consented: bool) -> Result<Opened, String> {
+    let sim = Simulation::from_stored_consented(stored, consented)
+        .map_err(|e| format!("cannot restore {}: {e}", stored.directory()))?;
+    let mut as_preset = preset(&stored.job_name);
+    if let Some(p) = &mut as_preset {
+        p.seed = stored.scenario.seed;
     }
-    restore_into_consented(state, stored, false)
-}
-
-/// [`restore_into`]; `consented`: the user chose to run the stored job over the cost budget.
-pub fn restore_into_consented(
-    state: Rc<State>,
-    stored: &StoredCheckpoint,
-    consented: bool,
-) -> Rc<State> {
-    match Simulation::from_stored_consented(stored, consented) {
-        Ok(sim) => {
-            let mut next = State::with_sim(sim, None, &stored.job_name, state.playing, state.speed);
-            let mut as_preset = preset(&stored.job_name);
-            if let Some(p) = &mut as_preset {
-                p.seed = stored.scenario.seed;
-            }
-            next.custom = as_preset.as_ref() != Some(&stored.scenario);
-            next.version = state.version + 1;
-            Rc::new(next)
-        }
-        Err(e) => {
-            let mut next = (*state).clone();
-            next.recovery_error = Some(format!("cannot restore {}: {e}", stored.directory()));
-            next.version += 1;
-            Rc::new(next)
-        }
-    }
+    Ok(Opened {
+        custom: as_preset.as_ref() != Some(&stored.scenario),
+        ..Opened::new(sim, &stored.job_name)
+    })
 }

@@ -3,11 +3,7 @@
 //! picker. `&embed=1` shows the step in the compact embed view. Anything else is left to the
 //! scenario link codec (`#v1.…`).
 
-use std::rc::Rc;
-
-use super::session::{open, with_picker, View};
 use super::{Source, Tutorial};
-use crate::state::{Speed, State};
 
 /// What a fragment asks for, if it is a tutorial fragment.
 #[derive(Debug, PartialEq, Eq)]
@@ -105,51 +101,6 @@ pub fn decode(s: &str) -> String {
         i += 1;
     }
     String::from_utf8_lossy(&out).into_owned()
-}
-
-/// The state for `request`: the step, the picker saying why not, or (for a URL) the picker
-/// loading the file; the tutorial panel fetches it.
-fn state_for(base: &State, request: Request, speed: Speed) -> Result<State, Option<String>> {
-    match request {
-        Request::Picker => Err(None),
-        Request::Step(id, step) => step.and_then(|n| open(&id, n, speed)).map_err(Some),
-        Request::Url(url, step) => match step {
-            Err(e) => Err(Some(e)),
-            Ok(step) => {
-                let mut s = base.clone();
-                s.tutorial = Some(Rc::new(View::Loading { url, step }));
-                Ok(s)
-            }
-        },
-    }
-}
-
-/// The page's first state for a tutorial fragment: the step, or the seed demo with the picker
-/// saying why the link did not open.
-pub fn initial(hash: &str) -> Option<State> {
-    let Parsed { request, embed } = parse(hash)?;
-    let start = State::initial();
-    let mut state = match state_for(&start, request, Speed::One) {
-        Ok(state) => state,
-        Err(message) => (*with_picker(&start, message)).clone(),
-    };
-    state.version = 0;
-    state.embed = embed;
-    Some(state)
-}
-
-/// A tutorial fragment pasted into an open page; `None` if it is not one. A bad one keeps the
-/// running job and shows the picker with the message.
-pub fn on_hash(state: &Rc<State>, hash: &str) -> Option<Rc<State>> {
-    let Parsed { request, .. } = parse(hash)?;
-    Some(match state_for(state, request, state.speed) {
-        Ok(mut next) => {
-            next.version = state.version + 1;
-            next.embed = state.embed;
-            Rc::new(next)
-        }
-        Err(message) => with_picker(state, message),
-    })
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@ use std::sync::OnceLock;
 pub use condition::{on, run_until, Ev, Hit, Until, STEP_BOUND};
 pub use run::{reach, Reached};
 pub use session::{
-    checkpoint_hint, current, panel_key, reduce, Session, TutorialAction, View as TutorialView,
+    checkpoint_hint, current, load, open, panel_key, Session, TutorialAction, View as TutorialView,
 };
 pub use text::{spans, Span};
 

@@ -1,14 +1,12 @@
-//! The tutorial a page shows (picker or step) and the actions that move through it. Every step
-//! is reached by `reach` from scratch, so Back is exact: it is the same computation as the
-//! first visit, not an undo.
-
-use std::cell::RefCell;
-use std::rc::Rc;
+//! The tutorial a page shows (picker or step), the actions that move through it (the page
+//! carries them out, `state/open.rs`), and a step opened as a new job. Every step is reached by
+//! `reach` from scratch, so Back is exact: it is the same computation as the first visit, not
+//! an undo.
 
 use barrierlab_engine::types::Micros;
 
 use super::{all, find, reach, Highlight, Hit, Tutorial};
-use crate::state::State;
+use crate::job::Opened;
 
 /// What the tutorial band shows.
 #[derive(Debug, Clone, PartialEq)]
@@ -74,8 +72,9 @@ pub fn check(id: &str, step: usize) -> Result<&'static Tutorial, String> {
     Ok(t)
 }
 
-/// A fresh, paused state at step `step` of tutorial `id`, or why not.
-pub fn open(id: &str, step: usize, speed: crate::state::Speed) -> Result<State, String> {
+/// Step `step` of tutorial `id` as a new job, paused where the step stops, and the band that
+/// shows the step; or why not.
+pub fn open(id: &str, step: usize) -> Result<(Opened, View), String> {
     let t = check(id, step)?;
     let r = reach(t, step)?;
     let s = &t.steps[step];
@@ -93,12 +92,14 @@ pub fn open(id: &str, step: usize, speed: crate::state::Speed) -> Result<State, 
         Highlight::Task(op, subtask) => task_index(&r.sim, op, *subtask),
         Highlight::None => None,
     };
-    let mut state = State::with_sim(r.sim, None, &s.setup.preset, false, speed);
-    state.travel = Rc::new(RefCell::new(r.travel));
-    state.custom = custom;
-    state.inspected = inspected;
-    state.tutorial = Some(Rc::new(View::Step(session)));
-    Ok(state)
+    let opened = Opened {
+        custom,
+        playing: false,
+        travel: Some(r.travel),
+        inspected,
+        ..Opened::new(r.sim, &s.setup.preset)
+    };
+    Ok((opened, View::Step(session)))
 }
 
 /// The index in `sim.tasks` of subtask `subtask` (1-based) of the vertex chaining `op`.
@@ -111,40 +112,6 @@ fn task_index(sim: &barrierlab_engine::sim::Simulation, op: &str, subtask: u32) 
         .map(|i| i as u32)
 }
 
-/// The same state showing the picker (the running job is kept).
-pub fn with_picker(state: &State, message: Option<String>) -> Rc<State> {
-    let mut next = state.clone();
-    next.tutorial = Some(Rc::new(View::Picker { message }));
-    next.version += 1;
-    Rc::new(next)
-}
-
-pub fn reduce(state: Rc<State>, action: TutorialAction) -> Rc<State> {
-    match action {
-        TutorialAction::Picker => with_picker(&state, None),
-        TutorialAction::Close => {
-            let mut next = (*state).clone();
-            next.tutorial = None;
-            next.version += 1;
-            Rc::new(next)
-        }
-        TutorialAction::Go(id, step) => match open(&id, step, state.speed) {
-            Ok(mut next) => {
-                next.version = state.version + 1;
-                next.embed = state.embed;
-                Rc::new(next)
-            }
-            Err(message) => with_picker(&state, Some(message)),
-        },
-        TutorialAction::Loaded { source, text, step } => {
-            match text.and_then(|text| load(&text, source)) {
-                Ok(t) => reduce(state, TutorialAction::Go(t.id.clone(), step)),
-                Err(message) => with_picker(&state, Some(message)),
-            }
-        }
-    }
-}
-
 /// Parses a tutorial file from `source` and adds it to the page's tutorials.
 pub fn load(text: &str, source: super::Source) -> Result<&'static Tutorial, String> {
     let name = match &source {
@@ -155,22 +122,22 @@ pub fn load(text: &str, source: super::Source) -> Result<&'static Tutorial, Stri
     super::register(t)
 }
 
-/// The step the page shows, if it shows one.
-pub fn current(state: &State) -> Option<&Session> {
-    match state.tutorial.as_deref() {
+/// The step the tutorial band shows, if it shows one.
+pub fn current(view: Option<&View>) -> Option<&Session> {
+    match view {
         Some(View::Step(s)) => Some(s),
         _ => None,
     }
 }
 
 /// The checkpoint the current step selects in the History tab.
-pub fn checkpoint_hint(state: &State) -> Option<u64> {
-    current(state).and_then(|s| s.tutorial.steps[s.step].view.checkpoint)
+pub fn checkpoint_hint(view: Option<&View>) -> Option<u64> {
+    current(view).and_then(|s| s.tutorial.steps[s.step].view.checkpoint)
 }
 
 /// A key that changes with every step reached, to re-mount panels that take a hint on mount.
-pub fn panel_key(state: &State) -> String {
-    current(state).map_or_else(String::new, |s| {
+pub fn panel_key(view: Option<&View>) -> String {
+    current(view).map_or_else(String::new, |s| {
         format!("{}-{}-{}", s.tutorial.id, s.step, s.fingerprint)
     })
 }

@@ -190,37 +190,6 @@ fn a_condition_that_never_holds_says_so() {
 }
 
 #[test]
-fn a_step_that_points_at_a_subtask_selects_it_without_opening_its_fault_menu() {
-    use crate::state::{Action, Speed};
-    use std::rc::Rc;
-    use yew::Reducible;
-    let (id, step) = built_in()
-        .iter()
-        .flat_map(|t| {
-            t.steps
-                .iter()
-                .enumerate()
-                .map(move |(i, s)| (t.id.as_str(), i, s))
-        })
-        .find(|(_, _, s)| matches!(s.view.highlight, Highlight::Task(..)))
-        .map(|(id, i, _)| (id, i))
-        .expect("some step points at a subtask");
-    let state = Rc::new(session::open(id, step, Speed::One).expect("the step opens"));
-    let task = state.inspected.expect("the step selects its subtask");
-    assert!(
-        !state.fault_menu_open,
-        "pointing at a subtask opens no menu"
-    );
-    // A click on that subtask in the graph opens its menu, a second one closes it.
-    let clicked = state.reduce(Action::Inspect(Some(task)));
-    assert_eq!(clicked.inspected, Some(task));
-    assert!(clicked.fault_menu_open);
-    let again = clicked.reduce(Action::Inspect(Some(task)));
-    assert_eq!(again.inspected, None);
-    assert!(!again.fault_menu_open);
-}
-
-#[test]
 fn every_built_in_file_parses_and_round_trips() {
     for (name, json) in BUILT_IN {
         let t = file::parse(json, name).unwrap_or_else(|e| panic!("{e}"));

@@ -1,0 +1,175 @@
+//! Playback: the timer's ticks move the job on at the chosen speed within a wall-clock budget;
+//! play, pause, step, step to a checkpoint phase and time travel.
+
+use std::rc::Rc;
+
+use barrierlab_engine::sim::Simulation;
+use barrierlab_engine::types::Micros;
+
+use super::State;
+use crate::budget::{deadline, run_budgeted, RunEnd};
+use crate::faults::catch_up;
+use crate::speed::Speed;
+
+/// Longest a tick may spend simulating, in wall-clock milliseconds.
+const TICK_BUDGET_MS: f64 = 8.0;
+/// The same at maximum speed (and when re-running): the rest of the frame is for rendering (Yew,
+/// style, layout and paint take 2–8 ms more; `tests/e2e/frames.mjs` measures it).
+const MAX_SPEED_BUDGET_MS: f64 = 4.0;
+/// Longest wall-clock gap a tick accounts for (a hidden tab must not cause a jump).
+const MAX_TICK_GAP_MS: f64 = 200.0;
+
+/// Advances `sim` by `gap_ms` of wall-clock time at `speed`, spending at most `budget_ms`.
+/// Returns whether the budget ran out first (the simulation is then behind the wall clock).
+fn advance(sim: &mut Simulation, speed: Speed, gap_ms: f64, budget_ms: f64) -> bool {
+    let target = speed
+        .micros_per_ms()
+        .map(|per_ms| sim.now + (gap_ms * per_ms) as u64);
+    let until = target.unwrap_or(Micros::MAX);
+    if run_budgeted(sim, until, deadline(budget_ms), |_| false) == RunEnd::OutOfTime {
+        return target.is_some();
+    }
+    let until = target.unwrap_or(sim.now).max(sim.now);
+    sim.run_until(until);
+    false
+}
+
+impl State {
+    pub(super) fn tick(self: Rc<Self>, now_ms: f64) -> Rc<State> {
+        #[cfg(target_arch = "wasm32")]
+        if crate::panic::trap_requested() && self.job.sim().borrow().now > 1_000_000 {
+            // Inside the reducer, with Yew's state borrowed: what an allocation failure does.
+            std::process::abort();
+        }
+        if let Some(c) = &self.job.catch_up {
+            let mut next = (*self).clone();
+            let mut c = c.clone();
+            let job = Rc::make_mut(&mut next.job);
+            let log = job.user_log.clone();
+            let done = {
+                let (mut sim, mut travel) = job.sim_mut();
+                let done = catch_up(
+                    &mut sim,
+                    c.target,
+                    &log,
+                    &mut c.next_action,
+                    MAX_SPEED_BUDGET_MS,
+                );
+                travel.record(&sim);
+                done
+            };
+            if done {
+                job.catch_up = None;
+                next.ui.playing = c.resume && self.status().is_live();
+                next.ui.last_tick_ms = None;
+                return next.jumped();
+            }
+            job.catch_up = Some(c);
+            return next.changed();
+        }
+        let comparing = self
+            .job
+            .compare
+            .as_ref()
+            .is_some_and(|c| !c.borrow().done());
+        if comparing {
+            let budget = if self.ui.playing {
+                TICK_BUDGET_MS / 2.0
+            } else {
+                TICK_BUDGET_MS
+            };
+            if !self.ui.playing {
+                let mut next = (*self).clone();
+                next.ui.last_tick_ms = None;
+                // The comparison is the job's: moving it on changes the job.
+                if let Some(c) = &Rc::make_mut(&mut next.job).compare {
+                    c.borrow_mut().advance(budget);
+                }
+                return Rc::new(next);
+            }
+            if let Some(c) = &self.job.compare {
+                c.borrow_mut().advance(budget);
+            }
+        }
+        if !self.ui.playing {
+            if self.ui.last_tick_ms.is_none() {
+                return self;
+            }
+            let mut next = (*self).clone();
+            next.ui.last_tick_ms = None;
+            return Rc::new(next);
+        }
+        let gap = match self.ui.last_tick_ms {
+            Some(last) => (now_ms - last).clamp(0.0, MAX_TICK_GAP_MS),
+            None => 0.0,
+        };
+        let mut next = (*self).clone();
+        next.ui.last_tick_ms = Some(now_ms);
+        {
+            let (mut sim, mut travel) = Rc::make_mut(&mut next.job).sim_mut();
+            let budget = if comparing {
+                TICK_BUDGET_MS / 2.0
+            } else if self.ui.speed == Speed::Max {
+                MAX_SPEED_BUDGET_MS
+            } else {
+                TICK_BUDGET_MS
+            };
+            next.ui.lagging = advance(&mut sim, self.ui.speed, gap, budget);
+            if !sim.status.is_live() {
+                next.ui.playing = false;
+            }
+            travel.record(&sim);
+        }
+        next.changed()
+    }
+
+    pub(super) fn toggle_play(self: Rc<Self>) -> Rc<State> {
+        let mut next = (*self).clone();
+        next.ui.playing = !self.ui.playing && self.status().is_live();
+        next.ui.last_tick_ms = None;
+        next.ui.phase_stop = None;
+        if next.ui.playing {
+            Rc::new(next)
+        } else {
+            // Paused: views throttled while playing catch up at once.
+            next.jumped()
+        }
+    }
+
+    pub(super) fn step(self: Rc<Self>) -> Rc<State> {
+        let mut next = (*self).clone();
+        next.ui.playing = false;
+        next.ui.last_tick_ms = None;
+        Rc::make_mut(&mut next.job).sim_mut().0.step();
+        next.ui.phase_stop = None;
+        next.jumped()
+    }
+
+    pub(super) fn step_phase(self: Rc<Self>) -> Rc<State> {
+        let mut next = (*self).clone();
+        next.ui.playing = false;
+        next.ui.last_tick_ms = None;
+        {
+            let (mut sim, mut travel) = Rc::make_mut(&mut next.job).sim_mut();
+            let stop = crate::phase::step_to_phase(
+                &mut sim,
+                self.ui.phase_stop.as_ref().and_then(|s| s.seq),
+                crate::phase::PHASE_STEP_BUDGET_MS,
+            );
+            next.ui.phase_stop = Some(Rc::new(stop));
+            travel.record(&sim);
+        }
+        next.jumped()
+    }
+
+    pub(super) fn seek(self: Rc<Self>, t: Micros) -> Rc<State> {
+        let Some(sim) = self.job.travel.borrow().seek(t) else {
+            return self;
+        };
+        let mut next = (*self).clone();
+        next.ui.playing = false;
+        next.ui.last_tick_ms = None;
+        Rc::make_mut(&mut next.job).travel_to(sim);
+        next.jumped()
+    }
+}
