@@ -103,15 +103,7 @@ impl CompletedCheckpointStore {
         self.checkpoints.iter().find(|c| c.id == id)
     }
 
-    pub fn len(&self) -> usize {
-        self.checkpoints.len()
-    }
-
     pub fn is_empty(&self) -> bool {
         self.checkpoints.is_empty()
-    }
-
-    pub fn max_retained(&self) -> usize {
-        self.max_retained
     }
 }
