@@ -170,10 +170,6 @@ impl PendingCheckpoint {
         self.not_yet_acknowledged.iter()
     }
 
-    pub fn acknowledged(&self) -> &BTreeMap<SubtaskId, SubtaskAck> {
-        &self.acknowledged
-    }
-
     /// `canBeSubsumed`: savepoints are never subsumed by a newer checkpoint.
     pub fn can_be_subsumed(&self) -> bool {
         !self.props.is_savepoint()

@@ -71,9 +71,4 @@ impl CheckpointProperties {
     pub fn is_synchronous(&self) -> bool {
         self.kind == CheckpointKind::SyncSavepoint
     }
-
-    /// `discardOnSubsumed`: only checkpoints are cleaned up by the store once subsumed.
-    pub fn discard_on_subsumed(&self) -> bool {
-        !self.is_savepoint()
-    }
 }

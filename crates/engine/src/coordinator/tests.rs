@@ -1045,3 +1045,53 @@ fn statistics_count_finished_tasks_as_acknowledged() {
     let stats = c.stats().get(1).unwrap();
     assert_eq!((stats.num_subtasks(), stats.num_acknowledged()), (2, 1));
 }
+
+/// `failUnacknowledgedPendingCheckpointsFor`: a failed task aborts only the pending checkpoints
+/// it has not acknowledged yet.
+#[test]
+fn a_task_failure_spares_checkpoints_the_task_acknowledged() {
+    let mut c = coordinator(config(10));
+    user_trigger(&mut c, 0);
+    ack(&mut c, 1, 1, st(0, 0));
+    let aborted = |fx: &[CoordinatorEffect]| {
+        fx.iter()
+            .any(|e| matches!(e, CoordinatorEffect::NotifyCheckpointAborted { id: 1, .. }))
+    };
+    let fx = c.handle(
+        2,
+        CoordinatorInput::TaskFailure {
+            subtask: Some(st(0, 0)),
+        },
+    );
+    assert!(!aborted(&fx), "{fx:?}");
+    assert_eq!(c.pending_checkpoints().len(), 1);
+    let fx = c.handle(
+        3,
+        CoordinatorInput::TaskFailure {
+            subtask: Some(st(1, 0)),
+        },
+    );
+    assert!(aborted(&fx), "{fx:?}");
+    assert!(c.pending_checkpoints().is_empty());
+}
+
+#[test]
+fn a_pending_checkpoint_waits_for_each_operator_coordinator_once() {
+    let names = ["enumerator".to_string(), "sink-committer".to_string()];
+    let mut p = PendingCheckpoint::new(
+        1,
+        CheckpointProperties::user_checkpoint(),
+        0,
+        false,
+        &[],
+        vec![],
+    )
+    .with_coordinators(&names);
+    assert!(!p.are_coordinators_fully_acknowledged());
+    assert!(p.acknowledge_coordinator("enumerator"));
+    assert!(!p.acknowledge_coordinator("enumerator"));
+    let waiting: Vec<&String> = p.coordinators_not_yet_acknowledged().collect();
+    assert_eq!(waiting, vec!["sink-committer"]);
+    assert!(p.acknowledge_coordinator("sink-committer"));
+    assert!(p.are_coordinators_fully_acknowledged());
+}
