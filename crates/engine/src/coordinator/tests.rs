@@ -716,6 +716,40 @@ fn suspend_aborts_pending_and_queued_without_counting() {
         .is_empty());
 }
 
+/// A stop-with-savepoint that fails resumes periodic checkpoints (Flink's
+/// `StopWithSavepointTerminationHandler` restarts the scheduler); one that fails because the
+/// coordinator is suspended does not.
+#[test]
+fn a_failed_stop_with_savepoint_restarts_the_scheduler() {
+    let stop = |c: &mut CheckpointCoordinator| {
+        c.handle(0, CoordinatorInput::StartScheduler { random: 0 });
+        c.handle(
+            0,
+            CoordinatorInput::TriggerRequest {
+                props: CheckpointProperties::sync_savepoint(),
+            },
+        );
+        assert!(!c.is_periodic_scheduling());
+    };
+    let mut c = coordinator(config(1));
+    stop(&mut c);
+    let fx = c.handle(
+        S,
+        CoordinatorInput::Decline {
+            job: None,
+            id: 1,
+            subtask: st(1, 0),
+            reason: CheckpointFailureReason::CHECKPOINT_DECLINED,
+        },
+    );
+    assert!(c.is_periodic_scheduling());
+    assert!(periodic_at(&fx).is_some(), "{fx:?}");
+    let mut c = coordinator(config(1));
+    stop(&mut c);
+    c.handle(S, CoordinatorInput::SuspendScheduler);
+    assert!(!c.is_periodic_scheduling());
+}
+
 #[test]
 fn stop_with_savepoint_stops_scheduler_and_notifies() {
     let mut c = coordinator(config(1));
