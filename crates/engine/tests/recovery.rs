@@ -367,3 +367,25 @@ fn a_failover_after_restoring_a_savepoint_comes_back_to_the_savepoint() {
     let v = sim.verification();
     assert_eq!((v.duplicates, v.missing), (0, 0), "{v:?}");
 }
+
+/// The verdict counts what the external system holds: take one committed record away and
+/// commit another twice, and it reports exactly one missing and one duplicate, in the sink's
+/// line and in the totals.
+#[test]
+fn the_verdict_counts_a_lost_and_a_doubled_record() {
+    let mut sim = run(preset("seed-2pc").unwrap(), &[], 20);
+    let clean = sim.verification();
+    assert_eq!((clean.duplicates, clean.missing), (0, 0), "{clean:?}");
+    let sink = sim.external.sinks.values_mut().next().unwrap();
+    let mut committed = sink.written.keys().copied();
+    let (lost, doubled) = (committed.next().unwrap(), committed.next().unwrap());
+    sink.written.remove(&lost);
+    *sink.written.get_mut(&doubled).unwrap() += 1;
+    let v = sim.verification();
+    assert_eq!((v.duplicates, v.missing), (1, 1), "{v:?}");
+    let s = &v.sinks[0];
+    assert_eq!((s.duplicates, s.missing), (1, 1));
+    assert_eq!(v.expected_records, clean.expected_records);
+    assert_eq!(v.expected_records, s.expected_records);
+    assert_eq!(v.committed_records, s.committed_records);
+}
