@@ -117,7 +117,7 @@ fn any_handler_reads_through_to_its_handler() {
             "CheckpointBarrierTracker",
             vec![],
         ),
-        (true, false, aligned(1, 0), "CollectingBarriers", vec![0]),
+        (true, false, aligned(1, 0), "CollectingBarriers", vec![1]),
         (
             true,
             true,
@@ -128,19 +128,21 @@ fn any_handler_reads_through_to_its_handler() {
     ];
     for (exactly_once, unaligned_on, barrier, state, blocked) in cases {
         let mut h = AnyBarrierHandler::for_mode(exactly_once, unaligned_on, 3);
-        h.handle(5, bar(0, barrier));
+        assert!(!h.is_during_alignment(), "{state}");
+        // Channel 1, not 0: a default channel index must not pass for the real one.
+        h.handle(5, bar(1, barrier));
         let view: &dyn BarrierHandler = &h;
         assert_eq!(view.state_name(), state);
         assert_eq!(view.current_checkpoint_id(), Some(1), "{state}");
         assert_eq!(view.pending_checkpoint_ids(), vec![1], "{state}");
-        assert_eq!(view.aligned_channels(), vec![0], "{state}");
+        assert_eq!(view.aligned_channels(), vec![1], "{state}");
         assert_eq!(view.blocked_channels(), blocked, "{state}");
         assert_eq!(view.num_open_channels(), 3, "{state}");
         assert!(view.is_during_alignment(), "{state}");
         let persisting = view.persister().persisting_channels();
         assert_eq!(
             persisting,
-            if unaligned_on { vec![1, 2] } else { vec![] },
+            if unaligned_on { vec![0, 2] } else { vec![] },
             "{state}"
         );
     }
