@@ -52,9 +52,9 @@ fn fast_path_agrees_with_the_handler_in_every_mode() {
             (8, bar(2, b1)),
             (9, buf(2, 60)),
             (10, eop(2)),
-            // A finished channel and one the gate does not have.
+            // A finished channel and the first one the gate does not have.
             (11, buf(2, 70)),
-            (12, buf(7, 80)),
+            (12, buf(3, 80)),
             (13, bar(0, b2)),
             (14, buf(1, 90)),
             (30, buf(1, 100)),
