@@ -388,4 +388,10 @@ fn the_verdict_counts_a_lost_and_a_doubled_record() {
     assert_eq!(v.expected_records, clean.expected_records);
     assert_eq!(v.expected_records, s.expected_records);
     assert_eq!(v.committed_records, s.committed_records);
+    // Later checkpoints fold the early records into the sink's final verdict: it keeps both.
+    let folded_before = sim.external.sinks.values().next().unwrap().folded.expected;
+    sim.run_until(45 * MICROS_PER_SEC);
+    assert!(sim.external.sinks.values().next().unwrap().folded.expected > folded_before);
+    let later = sim.verification();
+    assert_eq!((later.duplicates, later.missing), (1, 1), "{later:?}");
 }
