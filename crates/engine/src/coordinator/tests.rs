@@ -1129,3 +1129,36 @@ fn a_pending_checkpoint_waits_for_each_operator_coordinator_once() {
     assert!(p.acknowledge_coordinator("sink-committer"));
     assert!(p.are_coordinators_fully_acknowledged());
 }
+
+/// The queue's order is Flink's comparator: savepoints before checkpoints even when the
+/// checkpoint is forced and the savepoint is not (unaligned checkpoints on), then forced, then
+/// non-periodic, then older.
+#[test]
+fn queued_requests_sort_savepoints_first_then_forced() {
+    let mut d = CheckpointRequestDecider::with_max_queued(1, 0, 3);
+    let first = d.next_seq();
+    let forced_checkpoint = CheckpointProperties {
+        forced: true,
+        ..CheckpointProperties::user_checkpoint()
+    };
+    let unforced_savepoint = CheckpointProperties {
+        forced: false,
+        ..CheckpointProperties::savepoint()
+    };
+    // While a trigger is in flight nothing executes, forced or not: both wait in the queue.
+    let triggering = DeciderContext {
+        is_triggering: true,
+        ..pending(1)
+    };
+    let out = d.submit(forced_checkpoint, 1, triggering);
+    assert!(out.failed.is_empty() && out.execute.is_none(), "{out:?}");
+    assert_eq!(d.next_seq(), first + 1);
+    assert!(d.is_queued(first));
+    let out = d.submit(unforced_savepoint, 2, triggering);
+    assert!(
+        out.failed.is_empty(),
+        "a queue with room takes user requests"
+    );
+    let order: Vec<bool> = d.queued().iter().map(|r| r.props.is_savepoint()).collect();
+    assert_eq!(order, vec![true, false]);
+}
