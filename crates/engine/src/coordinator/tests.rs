@@ -694,6 +694,28 @@ fn finished_sources_trigger_downstream_and_are_not_waited_for() {
     }));
 }
 
+/// With three vertices the direction matters: once the source finished, the middle task (its
+/// upstream all finished) is triggered, not the sink (whose upstream still runs).
+#[test]
+fn finished_sources_trigger_the_next_vertex_not_the_last() {
+    let mut c = CheckpointCoordinator::new(config(10), "job1");
+    let all = vec![st(0, 0), st(1, 0), st(2, 0)];
+    let sources = vec![st(0, 0)];
+    c.handle(0, CoordinatorInput::SetPlan { sources, all });
+    c.handle(
+        0,
+        CoordinatorInput::TasksFinished {
+            tasks: vec![st(0, 0)],
+        },
+    );
+    let fx = user_trigger(&mut c, 1);
+    assert!(
+        fx.iter().any(|e| matches!(e,
+            CoordinatorEffect::TriggerTasks { tasks, .. } if tasks == &vec![st(1, 0)])),
+        "{fx:?}"
+    );
+}
+
 #[test]
 fn suspend_aborts_pending_and_queued_without_counting() {
     let mut c = coordinator(config(1));
