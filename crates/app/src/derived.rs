@@ -15,11 +15,21 @@ const REPORT_EVERY_MS: f64 = 500.0;
 /// The same at maximum speed.
 const REPORT_EVERY_MAX_MS: f64 = 1_000.0;
 
+/// Flink's REST shapes, typed. A report is built whole and never changed, so the same `Rc` is
+/// the same report: comparing contents would walk every subtask's statistics on each render.
+#[derive(Clone)]
+pub struct ReportRef(pub Rc<RestReport>);
+
+impl PartialEq for ReportRef {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
 #[derive(Clone)]
 pub struct Derived {
     pub rows: Rc<Vec<CheckpointRow>>,
-    /// Flink's REST shapes, typed; always built (the panels' props take an `Option`).
-    pub report: Option<Rc<RestReport>>,
+    pub report: ReportRef,
     pub timeline: Rc<Vec<TimelineCheckpoint>>,
     /// What changed the views last time: checkpoint counts, restores, status.
     key: (u64, u64, u64, u64, JobStatus),
@@ -67,7 +77,7 @@ impl Derived {
     fn build(sim: &Simulation, rows: Vec<CheckpointRow>, at: f64) -> Derived {
         Derived {
             rows: Rc::new(rows),
-            report: Some(Rc::new(sim.rest_report())),
+            report: ReportRef(Rc::new(sim.rest_report())),
             timeline: Rc::new(timeline_model(sim)),
             key: key(sim),
             at,

@@ -9,10 +9,7 @@ use yew::prelude::*;
 
 use crate::format::millis;
 
-pub fn configuration(cfg: Option<&CheckpointConfigResponse>) -> Html {
-    let Some(cfg) = cfg else {
-        return html! { <p class="empty">{ "No configuration." }</p> };
-    };
+pub fn configuration(cfg: &CheckpointConfigResponse) -> Html {
     html! {
         <table class="data config" id="checkpoint-config">
             <thead><tr><th>{ "Option" }</th><th>{ "Value" }</th></tr></thead>

@@ -3,12 +3,11 @@
 
 use std::rc::Rc;
 
-use barrierlab_engine::sim::RestReport;
 use barrierlab_engine::stats::rest_details::TaskSubtaskSummary;
 use barrierlab_engine::stats::{StatsSummaryDto, SubtaskCheckpointStatistics};
 use yew::prelude::*;
 
-use super::checkpoints::same_report;
+use crate::derived::ReportRef;
 use crate::format::{bytes, rest_millis, rest_time};
 
 /// Per (checkpoint, vertex name, subtask): sync, async, alignment and start delay in µs, from the
@@ -16,23 +15,14 @@ use crate::format::{bytes, rest_millis, rest_time};
 /// REST figure in whole milliseconds is the cell's title).
 pub type PhaseMicros = std::collections::BTreeMap<(u64, String, u32), [u64; 4]>;
 
-#[derive(Properties)]
+#[derive(Properties, PartialEq)]
 pub struct DetailsProps {
     pub id: u64,
-    pub report: Option<Rc<RestReport>>,
+    pub report: ReportRef,
     /// Vertex names in job graph order (the report's map is alphabetical).
     pub order: Vec<String>,
     #[prop_or_default]
     pub phases: Rc<PhaseMicros>,
-}
-
-impl PartialEq for DetailsProps {
-    fn eq(&self, o: &Self) -> bool {
-        self.id == o.id
-            && same_report(&self.report, &o.report)
-            && self.order == o.order
-            && self.phases == o.phases
-    }
 }
 
 /// A phase cell: µs precision when the engine's figure is known, else the REST milliseconds.
@@ -133,8 +123,8 @@ fn operator_summary(sum: &TaskSubtaskSummary) -> Html {
 #[function_component(CheckpointDetails)]
 pub fn checkpoint_details(p: &DetailsProps) -> Html {
     let expanded = use_state(Vec::<String>::new);
-    let report = p.report.as_deref();
-    let Some(map) = report.and_then(|r| r.subtasks.get(&p.id)) else {
+    let report = &p.report.0;
+    let Some(map) = report.subtasks.get(&p.id) else {
         return html! {
             <p class="empty" id="checkpoint-details">
                 { format!("Checkpoint {} is no longer in the history.", p.id) }
@@ -142,7 +132,7 @@ pub fn checkpoint_details(p: &DetailsProps) -> Html {
         };
     };
     // The map is keyed by JobVertexID, as Flink's REST API keys it; `job.vertices` names them.
-    let vertices = report.map_or(&[][..], |r| r.job.vertices.as_slice());
+    let vertices = report.job.vertices.as_slice();
     let label = |id: &str| -> String {
         vertices
             .iter()

@@ -3,7 +3,7 @@
 
 use std::rc::Rc;
 
-use barrierlab_engine::sim::{CheckpointRow, RestReport};
+use barrierlab_engine::sim::CheckpointRow;
 use barrierlab_engine::stats::rest_checkpoints::{RestoredCheckpointStatistics, Summary};
 use barrierlab_engine::stats::{
     CheckpointStatistics, CheckpointStatisticsKind, CheckpointStatsStatus, CheckpointingStatistics,
@@ -13,6 +13,7 @@ use yew::prelude::*;
 
 use super::checkpoint_config::configuration;
 use super::checkpoint_details::CheckpointDetails;
+use crate::derived::ReportRef;
 use crate::format::{bytes, rest_millis, rest_time};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -40,11 +41,10 @@ impl Tab {
     }
 }
 
-#[derive(Properties)]
+#[derive(Properties, PartialEq)]
 pub struct CheckpointsProps {
     pub rows: Rc<Vec<CheckpointRow>>,
-    /// `None` until the state has built one (and again after a seek, until it rebuilds).
-    pub report: Option<Rc<RestReport>>,
+    pub report: ReportRef,
     /// A checkpoint to select on mount (a link's `checkpoint=`): opens the History tab on it.
     #[prop_or_default]
     pub initial: Option<u64>,
@@ -54,26 +54,6 @@ pub struct CheckpointsProps {
     /// Phase durations in µs for the details table.
     #[prop_or_default]
     pub phases: Rc<super::checkpoint_details::PhaseMicros>,
-}
-
-impl PartialEq for CheckpointsProps {
-    fn eq(&self, o: &Self) -> bool {
-        self.rows == o.rows
-            && same_report(&self.report, &o.report)
-            && self.initial == o.initial
-            && self.trends == o.trends
-            && self.phases == o.phases
-    }
-}
-
-/// A report is built whole and never changed, so the same `Rc` is the same report; comparing
-/// contents instead would walk every subtask's statistics on each render of the app.
-pub(super) fn same_report(a: &Option<Rc<RestReport>>, b: &Option<Rc<RestReport>>) -> bool {
-    match (a, b) {
-        (Some(a), Some(b)) => Rc::ptr_eq(a, b),
-        (None, None) => true,
-        _ => false,
-    }
 }
 
 #[function_component(CheckpointsPanel)]
@@ -86,7 +66,7 @@ pub fn checkpoints_panel(p: &CheckpointsProps) -> Html {
         }
     });
     let selected = use_state(|| p.initial);
-    let cps = p.report.as_deref().map(|r| &r.checkpoints);
+    let cps = &p.report.0.checkpoints;
     let body = match *tab {
         Tab::Overview => overview(cps),
         Tab::History => {
@@ -114,7 +94,7 @@ pub fn checkpoints_panel(p: &CheckpointsProps) -> Html {
             }
         }
         Tab::Summary => summary(cps, &p.trends),
-        Tab::Configuration => configuration(p.report.as_deref().map(|r| &r.config)),
+        Tab::Configuration => configuration(&p.report.0.config),
     };
     html! {
         <div class="checkpoints">
@@ -184,10 +164,7 @@ fn restored(r: Option<&RestoredCheckpointStatistics>) -> Html {
     html! { <tr id="latest-restore"><th scope="row">{ "Latest Restore" }</th>{ content }</tr> }
 }
 
-fn overview(cps: Option<&CheckpointingStatistics>) -> Html {
-    let Some(cps) = cps else {
-        return html! { <p class="empty">{ "No statistics yet." }</p> };
-    };
+fn overview(cps: &CheckpointingStatistics) -> Html {
     let c = &cps.counts;
     let l = &cps.latest;
     html! {
@@ -212,12 +189,8 @@ fn overview(cps: Option<&CheckpointingStatistics>) -> Html {
     }
 }
 
-fn history(
-    cps: Option<&CheckpointingStatistics>,
-    selected: Option<u64>,
-    on_select: Callback<u64>,
-) -> Html {
-    let rows = cps.map_or(&[][..], |c| c.history.as_slice());
+fn history(cps: &CheckpointingStatistics, selected: Option<u64>, on_select: Callback<u64>) -> Html {
+    let rows = cps.history.as_slice();
     if rows.is_empty() {
         return html! { <p class="empty">{ "No checkpoint has been triggered yet." }</p> };
     }
@@ -300,10 +273,10 @@ type SummaryColumn = (&'static str, fn(&StatsSummaryDto) -> f64);
 /// A Summary row: its label, the REST field and whether that is bytes (else milliseconds).
 type SummaryRow = (&'static str, fn(&Summary) -> &StatsSummaryDto, bool);
 
-fn summary(cps: Option<&CheckpointingStatistics>, trends: &super::trends::Trends) -> Html {
-    let Some(cps) = cps.filter(|c| c.counts.completed > 0) else {
+fn summary(cps: &CheckpointingStatistics, trends: &super::trends::Trends) -> Html {
+    if cps.counts.completed == 0 {
         return html! { <p class="empty">{ "The summary covers completed checkpoints; none yet." }</p> };
-    };
+    }
     let cols: [SummaryColumn; 8] = [
         ("min", |s| s.min as f64),
         ("avg", |s| s.avg as f64),
