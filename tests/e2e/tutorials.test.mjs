@@ -3,7 +3,7 @@
 // reached, step links reproducing it, and clear messages for bad tutorial links.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serveDist, launch, openPage, screenshot } from './harness.mjs';
+import { serveDist, launch, openPage, screenshot, panelShot } from './harness.mjs';
 
 let site, browser;
 before(async () => { site = await serveDist(); browser = await launch(); });
@@ -57,7 +57,7 @@ const EXPECT = {
     { stop: /completed 3 in/, checkpoint: 3, highlight: false },
     { stop: /completed 3 in/, checkpoint: 3, highlight: false },
     { stop: /completed 3 in/, checkpoint: 3, highlight: false },
-    { stop: /completed 3 in/, checkpoint: 3, highlight: false },
+    { stop: /completed 5 in/, checkpoint: 5, highlight: false },
   ],
 };
 
@@ -155,6 +155,14 @@ for (const id of Object.keys(EXPECT)) {
     const other = await openPage(browser, `${site.url}#tutorial=${id}&step=${n}`);
     assert.equal(await atStep(other.page, id, n), prints[n - 1]);
     await checkStep(other.page, id, n);
+    if (id === 'experiment') {
+      // The job graph prints each channel's debloated buffer size; the 9-key subtask's gate
+      // shrank its producers' buffers well below the 32 KB segment.
+      const sizes = await other.page.$$eval('#job-graph .channel-size', (t) => t.map((x) => +x.dataset.bufferSize));
+      assert.equal(sizes.length, 4, `${sizes}`);
+      assert.ok(Math.min(...sizes) < 16384 && Math.max(...sizes) === 32768, `${sizes}`);
+      await panelShot(other.page, '#job-graph', 'debloat-job-graph');
+    }
     assert.deepEqual(other.errors, []);
     await other.page.close();
     if (id === 'experiment') {
@@ -162,6 +170,8 @@ for (const id of Object.keys(EXPECT)) {
       const ms = durations.map((d) => (d.endsWith(' s') ? parseFloat(d) * 1000 : parseFloat(d)));
       assert.ok(ms[0] < 50 && ms[1] > 1000 && ms[2] < 50, durations.join(', '));
       assert.ok(ms[3] > 900 && ms[3] < 1200, durations.join(', '));
+      // §10.3, buffer debloating: just under the 1 s target (real Flink 2.3: 0.92-0.96 s).
+      assert.ok(ms[5] > 800 && ms[5] < 1100, durations.join(', '));
     }
     assert.deepEqual(errors, []);
     await page.close();

@@ -24,6 +24,17 @@ const MAX_LINE_CHARS: usize = 26;
 /// Channel block: label column and bar.
 const CH_LABEL_W: f64 = 24.0;
 const CH_BAR_W: f64 = 70.0;
+/// Column for a channel's debloated buffer size, right of its bar.
+const CH_SIZE_W: f64 = 34.0;
+
+/// A debloated buffer size in few characters: `10.5k`, `32k`, `512`.
+fn short_size(b: u32) -> String {
+    match b {
+        0..=999 => b.to_string(),
+        _ if b.is_multiple_of(1024) || b >= 10 * 1024 => format!("{}k", (b + 512) / 1024),
+        _ => format!("{:.1}k", f64::from(b) / 1024.0),
+    }
+}
 
 #[derive(Properties, PartialEq)]
 pub struct JobGraphProps {
@@ -278,6 +289,12 @@ fn channel_title(e: &EdgeModel, c: &ChannelModel) -> String {
         c.capacity,
         format::bytes(c.queued_bytes),
     );
+    if let Some(size) = c.buffer_size {
+        t.push_str(&format!(
+            "\nbuffer size {} (debloated: new buffers are trimmed to it)",
+            format::bytes(u64::from(size))
+        ));
+    }
     if c.blocked {
         t.push_str("\nBLOCKED: aligned barrier received, waiting for the other channels");
     }
@@ -332,7 +349,8 @@ fn render_edge(
         )
     };
     let row_h = channel_row_height(e.channels.len());
-    let block_w = CH_LABEL_W + CH_BAR_W + 8.0;
+    let debloated = e.channels.iter().any(|c| c.buffer_size.is_some());
+    let block_w = CH_LABEL_W + CH_BAR_W + 8.0 + if debloated { CH_SIZE_W } else { 0.0 };
     let block_h = block_height(e.channels.len());
     let left = mx - block_w / 2.0;
     let top = my - block_h / 2.0;
@@ -367,6 +385,12 @@ fn render_edge(
                               width={CH_BAR_W.to_string()} height={h.to_string()} />
                         <rect class="channel-fill" x={bar_x.to_string()} y={y.to_string()}
                               width={fill.to_string()} height={h.to_string()} />
+                        if let (true, Some(size)) = (labels, c.buffer_size) {
+                            <text class="channel-size" x={(bar_x + CH_BAR_W + 3.0).to_string()} y={(y + h - 0.5).to_string()}
+                                  data-buffer-size={size.to_string()}>
+                                { short_size(size) }
+                            </text>
+                        }
                         { for c.barriers.iter().map(|b| {
                             // The head of the queue is at the consumer's end (right).
                             let bx = (bar_x + CH_BAR_W - 4.0 - f64::from(b.position) * 6.0).max(bar_x);
@@ -417,6 +441,9 @@ pub fn job_graph(props: &JobGraphProps) -> Html {
                 <li><span class="swatch busy-scale" />{ "busy time: idle → 100 %" }</li>
                 <li><span class="swatch bp-bar" />{ "backpressured time" }</li>
                 <li><span class="swatch fill" />{ "queued buffers" }</li>
+                if model.edges.iter().any(|e| e.channels.iter().any(|c| c.buffer_size.is_some())) {
+                    <li><span class="legend-text">{ "10k" }</span>{ "debloated buffer size" }</li>
+                }
                 <li><span class="swatch blocked" />{ "blocked channel" }</li>
                 <li><span class="swatch barrier aligned" />{ "aligned barrier" }</li>
                 <li><span class="swatch barrier unaligned" />{ "unaligned barrier" }</li>

@@ -57,6 +57,9 @@ pub struct ChannelModel {
     pub capacity: u32,
     pub remote: bool,
     pub blocked: bool,
+    /// With buffer debloating: the size the producer trims new buffers to (the consumer's
+    /// announced `debloatedBufferSize`).
+    pub buffer_size: Option<u32>,
     /// Barriers in the queue, head (next to be read) first.
     pub barriers: Vec<BarrierInFlight>,
 }
@@ -212,6 +215,7 @@ pub fn graph_model(sim: &Simulation) -> GraphModel {
                 capacity: MAX_BUFFERS_PER_CHANNEL,
                 remote,
                 blocked: blocked_here,
+                buffer_size: s.buffer_size(),
                 barriers,
             });
         }

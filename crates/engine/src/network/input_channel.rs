@@ -134,6 +134,10 @@ impl InputChannel {
 pub struct InputGate {
     pub(super) floating_available: u32,
     pub(super) waiting: VecDeque<super::GlobalChannelId>,
+    /// The gate's channels, in channel order (a new buffer size goes to each one's producer).
+    pub(super) channels: Vec<super::GlobalChannelId>,
+    /// Throughput and buffer size, when buffer debloating is on.
+    pub(super) debloat: Option<Box<super::debloat::GateDebloat>>,
 }
 
 impl Default for InputGate {
@@ -141,6 +145,15 @@ impl Default for InputGate {
         InputGate {
             floating_available: FLOATING_BUFFERS_PER_GATE,
             waiting: VecDeque::new(),
+            channels: Vec::new(),
+            debloat: None,
         }
+    }
+}
+
+impl InputGate {
+    /// Channel `g` belongs to this gate.
+    pub fn add_channel(&mut self, g: super::GlobalChannelId) {
+        self.channels.push(g);
     }
 }

@@ -10,6 +10,7 @@ mod barrier_log;
 mod buffer;
 mod channels;
 mod credit;
+mod debloat;
 mod input_channel;
 mod ready;
 mod result_partition;
@@ -18,6 +19,7 @@ pub use barrier_log::{BarrierLog, PersistedChannelState, QueuedAhead, KEEP_CHECK
 pub use buffer::{NetBuffer, NetEvent, NetItem, Record};
 pub use channels::{Notified, Recycled, Resumed};
 pub use credit::{Arrived, NetEffect};
+pub use debloat::{DebloatConfig, Recalculated};
 pub use input_channel::{ChannelKind, ChannelRoute, InputChannel, InputGate};
 pub use ready::InputReady;
 pub use result_partition::{EmitOutcome, Overtaken, ResultPartition, Subpartition};

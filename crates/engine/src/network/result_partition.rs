@@ -30,6 +30,9 @@ pub struct Subpartition {
     pub(super) credit: u32,
     /// Data buffers queued (`getBuffersInBacklog`).
     pub(super) backlog: u32,
+    /// `bufferSize`: what each new buffer is trimmed to (the consumer's debloated size);
+    /// `u32::MAX` without debloating, so buffers keep their segment size.
+    pub(super) buffer_size: u32,
 }
 
 impl Subpartition {
@@ -43,6 +46,7 @@ impl Subpartition {
             blocked: false,
             credit: BUFFERS_PER_CHANNEL,
             backlog: 0,
+            buffer_size: u32::MAX,
         }
     }
 
@@ -75,6 +79,11 @@ impl Subpartition {
         self.backlog
     }
 
+    /// The size new buffers are trimmed to, when debloating set one.
+    pub fn buffer_size(&self) -> Option<u32> {
+        (self.buffer_size != u32::MAX).then_some(self.buffer_size)
+    }
+
     /// Bytes of data queued and not yet consumed (the in-flight data an unaligned barrier overtakes).
     pub fn queued_data_bytes(&self) -> u64 {
         self.queue.iter().map(|i| u64::from(i.data_bytes())).sum()
@@ -102,7 +111,7 @@ impl Overtaken {
 }
 
 /// The fill level of a subpartition's open `BufferBuilder`. Emitting a record reads and writes
-/// only this (eight bytes per subpartition, side by side) and appends the record to the
+/// only this (twelve bytes per subpartition, side by side) and appends the record to the
 /// partition's staging list; the records reach their builders in one pass when anything reads
 /// a builder. The output flusher, and a consumer looking for flushed data, read only this too.
 /// The simulator's own memory layout, not Flink's: a record into one of 128 subpartitions
@@ -111,6 +120,8 @@ impl Overtaken {
 struct OpenBuilder {
     /// Bytes written into the buffer, including records still staged.
     bytes: u32,
+    /// What the buffer holds: the segment, or less when debloating trimmed it (`trim`).
+    capacity: u32,
     present: bool,
     /// `flushRequested`: the unread bytes may be read before the buffer is full.
     flush_requested: bool,
@@ -235,6 +246,11 @@ impl ResultPartition {
         self.priority_events > 0 && self.subpartitions[sub].head_is_priority()
     }
 
+    /// Whether `sub` has a buffer being written (it counts as one of the subpartition's buffers).
+    pub fn has_open_builder(&self, sub: usize) -> bool {
+        self.open[sub].present
+    }
+
     /// Unread bytes of `sub`'s builder that a flush made readable.
     fn flushed_bytes(&self, sub: usize) -> u32 {
         if self.open[sub].flush_requested {
@@ -277,8 +293,12 @@ impl ResultPartition {
         let s = &mut self.subpartitions[sub];
         s.builder_records = records;
         s.builder_read = 0;
+        // `BufferWritingResultPartition.addToSubpartition` trims a new builder to the size the
+        // consumer announced.
+        let capacity = self.segment_size.min(s.buffer_size).max(1);
         self.open[sub] = OpenBuilder {
             bytes: 0,
+            capacity,
             present: true,
             flush_requested: false,
         };
@@ -339,7 +359,7 @@ impl ResultPartition {
     pub fn emit(&mut self, sub: usize, record: Record) -> EmitOutcome {
         // The common case, kept small enough to inline: the record fits and leaves room.
         let open = &mut self.open[sub];
-        if open.present && record.bytes < self.segment_size - open.bytes {
+        if open.present && record.bytes < open.capacity - open.bytes {
             open.bytes += record.bytes;
             self.staged.push(record);
             self.staged_subs.push(sub as u32);
@@ -362,17 +382,18 @@ impl ResultPartition {
         }
         let mut remaining = record.bytes;
         loop {
-            let room = seg - self.open[sub].bytes;
+            let size = self.open[sub].capacity;
+            let room = size - self.open[sub].bytes;
             if remaining <= room {
                 self.open[sub].bytes += remaining;
                 self.subpartitions[sub].builder_records.push(record);
-                if self.open[sub].bytes == seg {
+                if self.open[sub].bytes == size {
                     self.finish_builder(sub);
                     outcome.finished += 1;
                 }
                 return outcome;
             }
-            self.open[sub].bytes = seg;
+            self.open[sub].bytes = size;
             remaining -= room;
             self.finish_builder(sub);
             outcome.finished += 1;
@@ -582,6 +603,34 @@ mod tests {
         assert_eq!(b.records.len(), 31);
         assert_eq!(p.open[0].bytes, 128);
         assert_eq!(p.in_use, 2);
+    }
+
+    #[test]
+    fn a_debloated_size_trims_new_buffers_only() {
+        let mut p = partition(1);
+        p.emit(0, rec(1000));
+        // The consumer announces 4 KiB: the open builder keeps its 32 KiB.
+        p.subpartitions[0].buffer_size = 4096;
+        for _ in 0..32 {
+            p.emit(0, rec(1000));
+        }
+        let sizes: Vec<u32> = p.subpartitions[0]
+            .queue
+            .iter()
+            .map(|i| i.data_bytes())
+            .collect();
+        assert_eq!(sizes, [32768]);
+        // From the next builder on, each buffer holds 4096 bytes.
+        for _ in 0..10 {
+            p.emit(0, rec(1000));
+        }
+        let sizes: Vec<u32> = p.subpartitions[0]
+            .queue
+            .iter()
+            .map(|i| i.data_bytes())
+            .collect();
+        assert_eq!(sizes, [32768, 4096, 4096]);
+        assert_eq!(p.subpartitions[0].buffer_size(), Some(4096));
     }
 
     #[test]

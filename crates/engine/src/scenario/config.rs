@@ -41,6 +41,26 @@ pub enum RestartStrategy {
     },
 }
 
+/// `taskmanager.network.memory.buffer-debloat.*` and the segment sizes, resolved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DebloatConfig {
+    /// `buffer-debloat.target`: time to consume the in-flight data.
+    pub target: Micros,
+    /// `buffer-debloat.period`: how often the size is recomputed.
+    pub period: Micros,
+    /// `buffer-debloat.samples`: the moving average's window.
+    pub samples: u32,
+    /// `buffer-debloat.threshold-percentages`: the smallest change announced.
+    pub threshold_percent: u32,
+    /// `taskmanager.memory.min-segment-size`.
+    pub min_size: u32,
+    /// `taskmanager.memory.segment-size`: a buffer never grows past its segment.
+    pub max_size: u32,
+    /// `taskmanager.memory.starting-segment-size`, capped at the segment: the size buffers have
+    /// before the first announcement (`NettyShuffleEnvironmentConfiguration`).
+    pub starting_size: u32,
+}
+
 /// Every configuration value the engine uses, in engine units.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FlinkConfig {
@@ -62,6 +82,8 @@ pub struct FlinkConfig {
     pub buffer_timeout: Micros,
     pub buffer_timeout_enabled: bool,
     pub segment_size: u64,
+    /// `taskmanager.network.memory.buffer-debloat.*`; `None` when debloating is off.
+    pub debloat: Option<DebloatConfig>,
     /// `None` for Flink's `-1`: each operator gets the default formula.
     pub max_parallelism: Option<u32>,
     /// `parallelism.default`: the parallelism of operators that set none.
@@ -251,6 +273,7 @@ impl FlinkConfig {
             buffer_timeout: r.micros("execution.buffer-timeout.interval"),
             buffer_timeout_enabled: r.bool("execution.buffer-timeout.enabled"),
             segment_size: r.bytes("taskmanager.memory.segment-size"),
+            debloat: read_debloat(&mut r),
             max_parallelism: r.opt_u32("pipeline.max-parallelism"),
             default_parallelism: r.u32("parallelism.default"),
             checkpoint_dir: r.dir("execution.checkpointing.dir"),
@@ -275,6 +298,25 @@ impl FlinkConfig {
     pub fn checkpointing_enabled(&self) -> bool {
         self.checkpoint_interval.is_some()
     }
+}
+
+fn read_debloat(r: &mut Reader) -> Option<DebloatConfig> {
+    let segment = r
+        .bytes("taskmanager.memory.segment-size")
+        .min(u64::from(u32::MAX)) as u32;
+    let min_size = (r.bytes("taskmanager.memory.min-segment-size") as u32).min(segment);
+    let config = DebloatConfig {
+        target: r.micros("taskmanager.network.memory.buffer-debloat.target"),
+        period: r.micros("taskmanager.network.memory.buffer-debloat.period"),
+        samples: r.u32("taskmanager.network.memory.buffer-debloat.samples"),
+        threshold_percent: r.u32("taskmanager.network.memory.buffer-debloat.threshold-percentages"),
+        min_size,
+        max_size: segment,
+        starting_size: (r.bytes("taskmanager.memory.starting-segment-size") as u32)
+            .clamp(min_size, segment),
+    };
+    r.bool("taskmanager.network.memory.buffer-debloat.enabled")
+        .then_some(config)
 }
 
 fn read_restart_strategy(r: &mut Reader, checkpointing: bool) -> RestartStrategy {

@@ -5,7 +5,7 @@
 //! from the datagens' rates through every operator (filters thin them, broadcast multiplies them
 //! by the consumers' parallelism, a chain with a per-record cost passes at most `parallelism x
 //! 1 s / cost`), records become network buffers (`taskmanager.memory.segment-size`, a record
-//! larger than a segment spans several), every producing subtask's output flusher wakes once per
+//! larger than a segment spans several; with buffer debloating, of `min-segment-size`), every producing subtask's output flusher wakes once per
 //! `execution.buffer-timeout.interval` (sending at most one buffer per channel), and every checkpoint sends a barrier through every channel
 //! and an acknowledgement from every subtask. `barrierlab fuzz-scenarios` checks that no
 //! accepted scenario's run exceeds its estimate.
@@ -162,7 +162,12 @@ impl Scenario {
 pub fn estimate(scenario: &Scenario, graph: &JobGraph) -> CostEstimate {
     let ops = &scenario.operators;
     let cfg = &graph.config;
-    let segment = cfg.segment_size.max(1);
+    // Buffer debloating may shrink buffers down to `min-segment-size`: the bound takes the smallest.
+    let segment = match &cfg.debloat {
+        Some(d) => u64::from(d.min_size.min(d.starting_size)),
+        None => cfg.segment_size,
+    }
+    .max(1);
     // Records per second leaving each operator, and the largest record size reaching it.
     let mut out = vec![0u64; ops.len()];
     let mut size = vec![0u64; ops.len()];
@@ -279,6 +284,20 @@ pub fn estimate(scenario: &Scenario, graph: &JobGraph) -> CostEstimate {
         est.events =
             est.events
                 .saturating_add(mul_div(flushing, MICROS_PER_SEC, cfg.buffer_timeout));
+    }
+    // Buffer debloating: every subtask with inputs runs a recalculation mail per period, and each
+    // may announce a new size to every producer of its channels.
+    if let Some(d) = &cfg.debloat {
+        let consuming: u64 = graph
+            .vertices
+            .iter()
+            .filter(|v| !v.inputs.is_empty())
+            .map(|v| u64::from(v.parallelism))
+            .sum();
+        let per_second = mul_div(1, MICROS_PER_SEC, d.period.max(1)).saturating_add(1);
+        est.events = est.events.saturating_add(
+            per_second.saturating_mul(consuming.saturating_mul(2).saturating_add(est.channels)),
+        );
     }
     let checkpoints_per_second = match cfg.checkpoint_interval {
         Some(interval) => mul_div(MICROS_PER_SEC, 1, interval).saturating_add(1),

@@ -374,7 +374,7 @@ impl ScenarioFuzzer {
     }
 
     /// A plausible but heavy job: every operator at a large parallelism, often with a faster
-    /// source, frequent checkpoints or a tiny buffer timeout. These land near and over the budget.
+    /// source, frequent checkpoints, a tiny buffer timeout or buffer debloating. These land near and over the budget.
     fn scale(&mut self, doc: &mut Value) {
         let p = *self.pick(&[16u64, 64, 200, 700, 1500]);
         for i in 0..ops_len(doc) {
@@ -406,6 +406,17 @@ impl ScenarioFuzzer {
                     Step::Key("execution.buffer-timeout.interval".into()),
                 ],
                 "1us".into(),
+            );
+        }
+        if self.below(4) == 0 {
+            // Debloated buffers may shrink to `min-segment-size`: many more, smaller buffers.
+            set_path(
+                doc,
+                &[
+                    Step::Key("config".into()),
+                    Step::Key("taskmanager.network.memory.buffer-debloat.enabled".into()),
+                ],
+                "true".into(),
             );
         }
     }

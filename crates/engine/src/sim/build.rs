@@ -85,6 +85,7 @@ pub fn deploy(scenario: &Scenario, graph: &JobGraph) -> Result<Deployment, Strin
                         if local { 0 } else { latency },
                     ));
                     inputs[consumer as usize].push(g);
+                    net.gates[(gate_base + j) as usize].add_channel(g);
                     channel_of[i as usize][j as usize] = Some(g);
                 }
             }
@@ -120,6 +121,9 @@ pub fn deploy(scenario: &Scenario, graph: &JobGraph) -> Result<Deployment, Strin
     }
 
     net.routes = net.channels.iter().map(ChannelRoute::of).collect();
+    if let Some(debloat) = &config.debloat {
+        net.enable_debloating(debloat);
+    }
     net.ready = inputs
         .iter()
         .map(|i| crate::network::InputReady::new(i.len()))
@@ -159,6 +163,16 @@ pub fn deploy(scenario: &Scenario, graph: &JobGraph) -> Result<Deployment, Strin
                     ),
                 }
             });
+            let input_gates = if config.debloat.is_some() {
+                let mut gates: Vec<u32> = task_inputs
+                    .iter()
+                    .map(|&g| net.channels[g as usize].gate)
+                    .collect();
+                gates.dedup();
+                gates
+            } else {
+                Vec::new()
+            };
             tasks.push(StreamTask::new(
                 SubtaskId {
                     vertex: v.id,
@@ -171,6 +185,9 @@ pub fn deploy(scenario: &Scenario, graph: &JobGraph) -> Result<Deployment, Strin
                 std::mem::take(&mut outputs[index as usize]),
                 handler,
             ));
+            if let Some(t) = tasks.last_mut() {
+                t.input_gates = input_gates;
+            }
         }
     }
     Ok(Deployment {
@@ -193,6 +210,13 @@ impl super::Simulation {
                 dg.base_seq = dg.next_seq;
             }
             self.schedule_wake(t, now);
+            if let Some(period) = self.params.task.debloat_period {
+                // `scheduleBufferDebloater`: tasks with input gates recompute every period.
+                if !self.tasks[t as usize].input_gates.is_empty() {
+                    self.queue
+                        .push(now + period, super::Event::DebloatTimer { task: t });
+                }
+            }
             if let Some(timeout) = self.params.buffer_timeout {
                 if !self.tasks[t as usize].outputs.is_empty() {
                     // Each task's `OutputFlusher` thread starts with its task, unrelated to the

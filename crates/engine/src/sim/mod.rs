@@ -124,6 +124,15 @@ pub(crate) enum Event {
     ResumeArrive {
         channel: u32,
     },
+    /// A consumer's new buffer size (`NewBufferSize`) reaches the sender of `channel`.
+    BufferSizeArrive {
+        channel: u32,
+        size: u32,
+    },
+    /// The task's next buffer size recalculation is due.
+    DebloatTimer {
+        task: u32,
+    },
     /// A scripted fault (`Simulation::faults[index]`) is due.
     Fault {
         index: u32,
@@ -281,6 +290,7 @@ impl Simulation {
                 .then_some(c.buffer_timeout),
             task: TaskParams {
                 segment_size: c.segment_size as u32,
+                debloat_period: c.debloat.map(|d| d.period),
                 storage_write_latency: c.storage_write_latency,
                 storage_write_throughput: c.storage_write_throughput,
                 inline_threshold: c.data_inline_threshold,
@@ -492,6 +502,13 @@ impl Simulation {
             Event::NetArrive { channel, backlog } => self.net_arrive(channel, backlog),
             Event::CreditArrive { channel, credit } => self.credit_arrive(channel, credit),
             Event::ResumeArrive { channel } => self.resume_arrive(channel),
+            Event::BufferSizeArrive { channel, size } => self.net.set_buffer_size(channel, size),
+            Event::DebloatTimer { task } => {
+                if self.tasks[task as usize].status == crate::task::TaskStatus::Running {
+                    self.with_task(task, |t, ctx| t.put_mail(Mail::BufferDebloat, false, ctx));
+                    self.schedule_wake(task, self.now);
+                }
+            }
             Event::Fault { index } => self.fire_fault(index as usize),
             Event::Restart => self.restart(),
             Event::TasksRunning { deployment } => {
@@ -554,6 +571,12 @@ impl Simulation {
             TaskEffect::Wake { task, at } => self.schedule_wake(task, at),
             TaskEffect::Poke { task } => self.schedule_wake(task, now),
             TaskEffect::SendOnChannel { channel } => self.try_send(channel),
+            TaskEffect::AnnounceBufferSize { channel, size } => {
+                let latency = self.net.channels[channel as usize].latency;
+                self.queue
+                    .push(now + latency, Event::BufferSizeArrive { channel, size });
+            }
+            TaskEffect::DebloatAt { task, at } => self.queue.push(at, Event::DebloatTimer { task }),
             TaskEffect::Resume { channel } => {
                 let latency = self.net.channels[channel as usize].latency;
                 self.queue

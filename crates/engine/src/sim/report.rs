@@ -63,6 +63,10 @@ pub struct RestReport {
         BTreeMap<CheckpointId, BTreeMap<String, TaskCheckpointStatisticsWithSubtaskDetails>>,
     /// `/jobs/:id/vertices/:vid/backpressure` over the last 5 s.
     pub backpressure: BTreeMap<String, JobVertexBackPressureInfo>,
+    /// `/jobs/:id/vertices/:vid/subtasks/:n/metrics` per subtask, for the metrics the engine
+    /// models beyond the ones above: the buffer debloater's gauges. Left out when there are none.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub metrics: BTreeMap<String, Vec<Vec<super::rest_job::Metric>>>,
     /// Not Flink's: the run's trace fingerprint.
     pub fingerprint: String,
 }
@@ -193,6 +197,7 @@ impl Simulation {
             details,
             subtasks,
             backpressure: self.backpressure(5),
+            metrics: self.subtask_metrics(),
             fingerprint: self.fingerprint(),
         }
     }

@@ -223,3 +223,50 @@ impl Simulation {
         out
     }
 }
+
+/// One entry of `/jobs/:id/vertices/:vid/subtasks/:n/metrics`: Flink sends values as strings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Metric {
+    pub id: String,
+    pub value: String,
+}
+
+impl Simulation {
+    /// Per vertex (by `JobVertexID`) and subtask, the gauges of each input gate's
+    /// `BufferDebloater` (`Shuffle.Netty.Input.<gate>.debloatedBufferSize` and
+    /// `.estimatedTimeToConsumeBuffersMs`); empty without debloating.
+    pub fn subtask_metrics(&self) -> BTreeMap<String, Vec<Vec<Metric>>> {
+        let mut out = BTreeMap::new();
+        if !self.net.debloating() {
+            return out;
+        }
+        let ids = self.job_vertex_ids();
+        for v in &self.graph.vertices {
+            let subtasks: Vec<Vec<Metric>> = self
+                .vertex_tasks(v.id)
+                .map(|t| {
+                    let mut metrics = Vec::new();
+                    for (i, &gate) in t.input_gates.iter().enumerate() {
+                        let Some((size, time)) = self.net.debloater_gauges(gate) else {
+                            continue;
+                        };
+                        let prefix = format!("Shuffle.Netty.Input.{i}");
+                        metrics.push(Metric {
+                            id: format!("{prefix}.debloatedBufferSize"),
+                            value: size.to_string(),
+                        });
+                        metrics.push(Metric {
+                            id: format!("{prefix}.estimatedTimeToConsumeBuffersMs"),
+                            value: (time / 1000).to_string(),
+                        });
+                    }
+                    metrics
+                })
+                .collect();
+            if subtasks.iter().any(|m| !m.is_empty()) {
+                out.insert(ids[v.id as usize].clone(), subtasks);
+            }
+        }
+        out
+    }
+}

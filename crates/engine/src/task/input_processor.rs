@@ -40,12 +40,10 @@ impl StreamTask {
                 // The whole default action is suspended: barriers behind data wait too.
                 let waiting =
                     self.current.is_some() || !ctx.net.ready[self.index as usize].is_empty();
-                let state = if waiting {
-                    TimeState::Backpressured
-                } else {
-                    TimeState::Idle
-                };
-                return Action::Wait(state, None);
+                if !waiting {
+                    return self.idle_for_input(ctx);
+                }
+                return Action::Wait(TimeState::Backpressured, None);
             }
             if self.current.is_none() {
                 if let Some((channel, buffer)) = self.recovered_input.pop_front() {
@@ -110,11 +108,69 @@ impl StreamTask {
                 };
             }
         }
-        Action::Wait(TimeState::Idle, None)
+        self.idle_for_input(ctx)
     }
 
     pub(super) fn take_item(&mut self, ch: u32, ctx: &mut TaskCtx) -> Option<NetItem> {
-        ctx.net.take(self.inputs[ch as usize])
+        let g = self.inputs[ch as usize];
+        let item = ctx.net.take(g)?;
+        if !self.input_gates.is_empty() {
+            // `SingleInputGate.getNextBufferOrEvent`: the gate's throughput counts what it hands over.
+            let bytes = match &item {
+                NetItem::Buffer(b) => u64::from(b.bytes),
+                NetItem::Event(e) => u64::from(crate::network::ResultPartition::event_bytes(e)),
+            };
+            ctx.net.count_received(g, ctx.now, bytes);
+        }
+        Some(item)
+    }
+
+    /// The task found no input to read: its gates stop measuring throughput until data comes
+    /// (`ThroughputCalculator.pauseMeasurement`).
+    fn idle_for_input(&mut self, ctx: &mut TaskCtx) -> Action {
+        for &gate in &self.input_gates {
+            ctx.net.pause_measurement(gate, ctx.now);
+        }
+        Action::Wait(TimeState::Idle, None)
+    }
+
+    /// `StreamTask.debloat`: each input gate recomputes its buffer size; the next recalculation
+    /// is one period after this one ran.
+    pub(super) fn debloat(&mut self, ctx: &mut TaskCtx) {
+        let Some(period) = ctx.params.debloat_period else {
+            return;
+        };
+        let mut remote = Vec::new();
+        for (i, &gate) in self.input_gates.iter().enumerate() {
+            if self.inputs_ended() {
+                break;
+            }
+            remote.clear();
+            let Some(r) = ctx.net.trigger_debloating(gate, ctx.now, &mut remote) else {
+                continue;
+            };
+            ctx.trace.record(
+                ctx.now,
+                Some(self.id),
+                TraceKind::BufferSizeRecalculated {
+                    gate: i as u32,
+                    throughput: r.throughput,
+                    buffers_in_use: r.buffers_in_use,
+                    size: r.size,
+                    announced: r.announced.is_some(),
+                },
+            );
+            if let Some(size) = r.announced {
+                for &channel in &remote {
+                    ctx.effects
+                        .push(TaskEffect::AnnounceBufferSize { channel, size });
+                }
+            }
+        }
+        ctx.effects.push(TaskEffect::DebloatAt {
+            task: self.index,
+            at: ctx.now + period,
+        });
     }
 
     pub(super) fn take_and_handle(&mut self, ch: u32, ctx: &mut TaskCtx) -> Action {

@@ -24,6 +24,8 @@ pub enum Mail {
     AlignmentTimeout {
         id: CheckpointId,
     },
+    /// `StreamTask.debloat`, every `buffer-debloat.period` ("Buffer size recalculation").
+    BufferDebloat,
 }
 
 impl Mail {
@@ -34,6 +36,7 @@ impl Mail {
             Mail::NotifyCheckpointAborted { .. } => "notifyCheckpointAborted",
             Mail::ProcessingTimeTimers => "onProcessingTime",
             Mail::AlignmentTimeout { .. } => "alignedCheckpointTimeout",
+            Mail::BufferDebloat => "Buffer size recalculation",
         }
     }
 }

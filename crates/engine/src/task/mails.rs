@@ -99,6 +99,10 @@ impl StreamTask {
                 10
             }
             Mail::ProcessingTimeTimers => self.fire_timers(ctx),
+            Mail::BufferDebloat => {
+                self.debloat(ctx);
+                0
+            }
             Mail::AlignmentTimeout { id } => {
                 let mut busy = 0;
                 // Input side: the handler switches to unaligned (if it is still aligning `id`).

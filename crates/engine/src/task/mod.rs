@@ -34,6 +34,8 @@ use crate::types::{CheckpointId, Micros, MICROS_PER_SEC};
 #[derive(Debug, Clone)]
 pub struct TaskParams {
     pub segment_size: u32,
+    /// `buffer-debloat.period`, when debloating is on.
+    pub debloat_period: Option<Micros>,
     pub storage_write_latency: Micros,
     /// Bytes per second.
     pub storage_write_throughput: u64,
@@ -108,6 +110,16 @@ pub enum TaskEffect {
     AlignmentTimer {
         task: u32,
         id: CheckpointId,
+        at: Micros,
+    },
+    /// A remote channel's new buffer size, on its way to the sender (`NewBufferSize`).
+    AnnounceBufferSize {
+        channel: GlobalChannelId,
+        size: u32,
+    },
+    /// The next buffer size recalculation (`scheduleBufferDebloater`).
+    DebloatAt {
+        task: u32,
         at: Micros,
     },
     /// The task's earliest processing-time timer.

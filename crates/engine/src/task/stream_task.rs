@@ -45,6 +45,9 @@ pub struct StreamTask {
     pub costs: Vec<Micros>,
     /// Input channels by channel index.
     pub inputs: Vec<GlobalChannelId>,
+    /// The task's input gates (`Network::gates`), in order; filled only when buffer debloating
+    /// is on, the one thing that asks a gate rather than a channel.
+    pub input_gates: Vec<u32>,
     pub outputs: Vec<OutputRoute>,
     pub mailbox: Mailbox,
     pub handler: Option<AnyBarrierHandler>,
@@ -111,6 +114,7 @@ impl StreamTask {
             operators,
             costs,
             inputs,
+            input_gates: Vec::new(),
             outputs,
             mailbox: Mailbox::default(),
             handler,

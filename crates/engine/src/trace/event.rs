@@ -133,6 +133,17 @@ pub enum TraceKind {
     JobFailed {
         reason: String,
     },
+    /// `SingleInputGate.triggerDebloating`: the gate's throughput and buffers in use gave a new
+    /// buffer size, announced upstream when it changed by more than the threshold.
+    BufferSizeRecalculated {
+        /// The gate's position among the task's input gates.
+        gate: u32,
+        /// Bytes per second the gate handed over while its task was not idle.
+        throughput: u64,
+        buffers_in_use: u32,
+        size: u32,
+        announced: bool,
+    },
     /// Input the model could not place (never expected; kept visible rather than dropped).
     Warning {
         message: String,
@@ -178,6 +189,7 @@ impl TraceKind {
             RestartScheduled { .. } => "RestartScheduled",
             Restored { .. } => "Restored",
             JobFailed { .. } => "JobFailed",
+            BufferSizeRecalculated { .. } => "BufferSizeRecalculated",
             Warning { .. } => "Warning",
         }
     }
@@ -271,6 +283,16 @@ impl TraceKind {
             RestartScheduled { delay } => format!("job restarts in {delay}us"),
             Restored { id } => format!("job restored from checkpoint {id}"),
             JobFailed { reason } => format!("job failed: {reason}"),
+            BufferSizeRecalculated {
+                gate,
+                throughput,
+                buffers_in_use,
+                size,
+                announced,
+            } => format!(
+                "input gate {gate}: {throughput} bytes/s over {buffers_in_use} buffers in use: buffer size {size} bytes{}",
+                if *announced { ", announced upstream" } else { " (within the threshold, not announced)" }
+            ),
             Warning { message } => format!("warning: {message}"),
         }
     }
@@ -341,6 +363,18 @@ impl TraceKind {
                 h.bytes(message.as_bytes());
                 (31, 0, 0, 0)
             }
+            BufferSizeRecalculated {
+                gate,
+                throughput,
+                buffers_in_use,
+                size,
+                announced,
+            } => (
+                35,
+                *throughput,
+                u64::from(*gate) << 32 | u64::from(*buffers_in_use),
+                u64::from(*size) << 1 | u64::from(*announced),
+            ),
         };
         h.u64(tag);
         h.u64(a);

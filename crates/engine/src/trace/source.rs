@@ -132,6 +132,7 @@ pub static SOURCES: &[FlinkSource] = &[
     src!("RestartScheduled", "ExponentialDelayRestartBackoffTimeStrategy.notifyFailure", "ExponentialDelayRestartBackoffTimeStrategy", "notifyFailure", "flink-runtime/src/main/java/org/apache/flink/runtime/executiongraph/failover", 112),
     src!("Restored", "CheckpointCoordinator.restoreLatestCheckpointedStateToAll", "CheckpointCoordinator", "restoreLatestCheckpointedStateToAll", "flink-runtime/src/main/java/org/apache/flink/runtime/checkpoint", 1699),
     src!("JobFailed", "CheckpointFailureManager.checkFailureCounter", "CheckpointFailureManager", "checkFailureCounter", "flink-runtime/src/main/java/org/apache/flink/runtime/checkpoint", 217),
+    src!("BufferSizeRecalculated", "SingleInputGate.triggerDebloating", "SingleInputGate", "triggerDebloating", "flink-runtime/src/main/java/org/apache/flink/runtime/io/network/partition/consumer", 514),
     src!("Warning", "StreamTask.handleAsyncException", "StreamTask", "handleAsyncException", "flink-runtime/src/main/java/org/apache/flink/streaming/runtime/tasks", 1739),
 ];
 
@@ -229,6 +230,13 @@ mod tests {
             RestartScheduled { delay: 1 },
             Restored { id: 1 },
             JobFailed { reason: s() },
+            BufferSizeRecalculated {
+                gate: 0,
+                throughput: 1,
+                buffers_in_use: 1,
+                size: 1,
+                announced: true,
+            },
             Warning { message: s() },
         ]
     }
