@@ -3,7 +3,9 @@
 //! Bounds of the generated jobs: one or two datagens (parallelism 1–3, 200–2000 records/s,
 //! 16/100/1000-byte records, 1–32 keys, half of them bounded), a union when there are two, an
 //! optional filter (30–100 %), a keyed count (parallelism 1–3, 2 µs–2 ms per record) and a
-//! two-phase-commit or plain sink; random partitioners where parallelism allows; one or two
+//! two-phase-commit or plain sink; random partitioners where parallelism allows (broadcast
+//! included: every edge but the keyed count's input may copy each record to every downstream
+//! subtask, and the checks count each copy); one or two
 //! TaskManagers; checkpoints every 0.3–1.5 s in one of four modes (aligned, unaligned,
 //! aligned-with-timeout, at-least-once); zero to two kills in the first 5 s; 6 s simulated.
 //!
@@ -108,8 +110,9 @@ fn partitioner(choice: u8, a: u32, b: u32) -> Partitioner {
         Partitioner::Rebalance,
         Partitioner::Rescale,
         Partitioner::Hash,
+        Partitioner::Broadcast,
     ];
-    let p = all[choice as usize % 4];
+    let p = all[choice as usize % all.len()];
     if p == Partitioner::Forward && a != b {
         Partitioner::Rebalance
     } else {
@@ -226,14 +229,43 @@ fn build(c: &Case) -> (Scenario, bool) {
     (s, exactly_once)
 }
 
+/// How many copies of record `(origin, seq)` entering operator `from` reach operator `to`: one
+/// per way between them, none on a way whose filter drops it, and each broadcast edge on a way
+/// copies it to every downstream subtask.
+fn copies_to(s: &Scenario, from: usize, to: usize, origin: u32, seq: u64) -> u64 {
+    if let OperatorKind::Filter { keep_percent } = s.operators[from].kind {
+        if !filter_passes(keep_percent, origin, seq) {
+            return 0;
+        }
+    }
+    if from == to {
+        return 1;
+    }
+    s.edges
+        .iter()
+        .filter(|e| e.from == s.operators[from].name)
+        .map(|e| {
+            let next = s.operator_index(&e.to).unwrap();
+            let fan = if e.partitioner == Partitioner::Broadcast {
+                u64::from(s.parallelism(next))
+            } else {
+                1
+            };
+            fan * copies_to(s, next, to, origin, seq)
+        })
+        .sum()
+}
+
 /// Count per key in the latest retained checkpoint, and what a failure-free run cut at its
-/// barriers would have counted: records below the sources' offsets that reach `count`, minus
-/// those the checkpoint holds as channel state upstream of `count`.
+/// barriers would have counted: the copies of the records below the sources' offsets that reach
+/// `count`, minus the copies the checkpoint's channel state still owes `count` (each held copy
+/// counted from the operator it enters, so one held before a broadcast edge owes several).
 fn checkpoint_state_matches_the_cut(sim: &Simulation) -> Result<(), String> {
     let Some((&id, state)) = sim.completed_state.iter().next_back() else {
         return Ok(());
     };
-    let count_op = sim.scenario.operator_index("count").unwrap();
+    let scenario = &sim.scenario;
+    let count_op = scenario.operator_index("count").unwrap();
     let count_vertex = sim.graph.vertex_of_operator(count_op).unwrap();
     let pos = count_vertex
         .operators
@@ -264,43 +296,54 @@ fn checkpoint_state_matches_the_cut(sim: &Simulation) -> Result<(), String> {
             }
         }
     }
-    let mut in_flight: BTreeMap<(u32, u64), u64> = BTreeMap::new();
+    // The operator a held copy enters: the head of its channel's consumer vertex.
+    let head = |vertex: u32| sim.graph.vertices[vertex as usize].operators[0];
+    let mut owed: BTreeMap<(u32, u64), u64> = BTreeMap::new();
     for snap in state.values() {
-        if snap.task.vertex < count_vertex.id {
-            for (_, _, recs) in &snap.output_channel_records {
-                for r in recs {
-                    *in_flight.entry((r.origin, r.seq)).or_default() += 1;
-                }
-            }
-        }
-        if snap.task.vertex <= count_vertex.id {
-            for (_, recs) in &snap.input_channel_records {
-                for r in recs {
-                    *in_flight.entry((r.origin, r.seq)).or_default() += 1;
+        let vertex = &sim.graph.vertices[snap.task.vertex as usize];
+        let out = snap
+            .output_channel_records
+            .iter()
+            .map(|(o, _, recs)| (head(vertex.outputs[*o].target_vertex), recs));
+        let inp = snap
+            .input_channel_records
+            .iter()
+            .map(|(_, recs)| (head(vertex.id), recs));
+        for (enters, recs) in out.chain(inp) {
+            for r in recs {
+                let n = copies_to(scenario, enters, count_op, r.origin, r.seq);
+                if n > 0 {
+                    *owed.entry((r.origin, r.seq)).or_default() += n;
                 }
             }
         }
     }
     let offsets = &sim.checkpoint_offsets[&id];
-    let keep = sim.scenario.operators.iter().find_map(|o| match o.kind {
-        OperatorKind::Filter { keep_percent } => Some(keep_percent),
-        _ => None,
-    });
     let mut expected: BTreeMap<i32, i64> = BTreeMap::new();
     for t in sim.tasks.iter() {
         let Some(Operator::Datagen(dg)) = t.operators.first() else {
             continue;
         };
+        let src_op = head(t.id.vertex);
         for seq in 0..offsets.get(&dg.origin).copied().unwrap_or(0) {
             let r = dg.record(seq);
-            let passes = keep.is_none_or(|k| filter_passes(k, r.origin, r.seq));
-            let held = in_flight.get_mut(&(r.origin, r.seq)).filter(|n| **n > 0);
-            match held {
-                Some(n) => *n -= 1,
-                None if passes => *expected.entry(r.key).or_default() += 1,
-                None => {}
+            let copies = copies_to(scenario, src_op, count_op, r.origin, r.seq);
+            let held = owed.remove(&(r.origin, r.seq)).unwrap_or(0);
+            let Some(n) = copies.checked_sub(held) else {
+                return Err(format!(
+                    "checkpoint {id}: record {}/{} makes {copies} copies at count, its channel state owes {held}",
+                    r.origin, r.seq
+                ));
+            };
+            if n > 0 {
+                *expected.entry(r.key).or_default() += n as i64;
             }
         }
+    }
+    if !owed.is_empty() {
+        return Err(format!(
+            "checkpoint {id}: channel state holds records past the sources' offsets: {owed:?}"
+        ));
     }
     if actual == expected {
         Ok(())

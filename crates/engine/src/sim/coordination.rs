@@ -1,7 +1,7 @@
 //! The JobManager side: feeding the pure `CheckpointCoordinator` and carrying out its effects
 //! (RPCs to tasks with their latency, timers, the completed-checkpoint store's state).
 
-use super::{Event, JobStatus, Simulation};
+use super::{Event, InFlightRecord, JobStatus, Simulation};
 use crate::barrier::{CheckpointBarrier, CheckpointOptions, CheckpointType};
 use crate::coordinator::{CheckpointKind, CoordinatorEffect, CoordinatorInput};
 use crate::task::Mail;
@@ -280,17 +280,33 @@ impl Simulation {
             })
             .collect();
         self.checkpoint_offsets.insert(id, offsets);
-        let in_flight: Vec<(u32, u64)> = state
-            .values()
-            .flat_map(|s| {
-                let out = s
-                    .output_channel_records
-                    .iter()
-                    .flat_map(|(_, _, r)| r.iter());
-                let inp = s.input_channel_records.iter().flat_map(|(_, r)| r.iter());
-                out.chain(inp).map(|r| (r.origin, r.seq))
-            })
-            .collect();
+        // Each copy with the operator it enters next, the head of its channel's consumer (an
+        // output subpartition's downstream vertex, an input channel's own vertex): the
+        // verification counts what a copy still owes a sink from there.
+        let vertices = &self.graph.vertices;
+        let head = |vertex: u32| vertices.get(vertex as usize)?.operators.first().copied();
+        let mut in_flight: Vec<InFlightRecord> = Vec::new();
+        let mut hold = |records: &[crate::network::Record], operator| {
+            in_flight.extend(records.iter().map(|r| InFlightRecord {
+                origin: r.origin,
+                seq: r.seq,
+                operator,
+            }));
+        };
+        for s in state.values() {
+            let outputs = vertices.get(s.task.vertex as usize).map(|v| &v.outputs[..]);
+            for (o, _, records) in &s.output_channel_records {
+                let edge = outputs.and_then(|e| e.get(*o));
+                if let Some(to) = edge.and_then(|e| head(e.target_vertex)) {
+                    hold(records, to);
+                }
+            }
+            if let Some(to) = head(s.task.vertex) {
+                for (_, records) in &s.input_channel_records {
+                    hold(records, to);
+                }
+            }
+        }
         if !in_flight.is_empty() {
             self.checkpoint_in_flight.insert(id, in_flight);
         }

@@ -26,7 +26,7 @@ pub use rest_job::{
     JobVertexBackPressureInfo, JobVertexDetailsInfo, SubtaskBackPressureInfo,
     VertexBackPressureLevel, VertexBackPressureStatus,
 };
-pub use verify::{SinkVerification, StateVerification, Verification};
+pub use verify::{InFlightRecord, SinkVerification, StateVerification, Verification};
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -193,8 +193,8 @@ pub struct Simulation {
     /// Source positions (origin → next seq) of every completed checkpoint and savepoint.
     pub checkpoint_offsets: BTreeMap<CheckpointId, BTreeMap<u32, u64>>,
     /// Records each completed checkpoint holds as channel state (unaligned): before the cut at
-    /// the sources, but not yet past the sinks.
-    pub checkpoint_in_flight: BTreeMap<CheckpointId, Vec<(u32, u64)>>,
+    /// the sources, but not yet past the sinks. One entry per copy, with the operator it enters.
+    pub checkpoint_in_flight: BTreeMap<CheckpointId, Vec<InFlightRecord>>,
     /// The scenario's faults, resolved, and which have fired.
     pub faults: Vec<crate::scenario::ResolvedFault>,
     fired: Vec<bool>,

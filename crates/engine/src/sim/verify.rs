@@ -20,6 +20,18 @@ struct Path {
     copies: u64,
 }
 
+/// One copy of a record a completed checkpoint holds as channel state, and the scenario operator
+/// it enters next (its channel's consumer). A record written to a broadcast edge is one copy per
+/// subpartition, each channel state of its own (`BufferWritingResultPartition.broadcastRecord`);
+/// a copy held before a broadcast edge still owes every copy past it, so what a copy owes a sink
+/// is counted from the operator it enters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct InFlightRecord {
+    pub origin: u32,
+    pub seq: u64,
+    pub operator: usize,
+}
+
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct SinkVerification {
     pub sink: String,
@@ -54,7 +66,8 @@ pub struct Verification {
 }
 
 impl Simulation {
-    /// Paths from source operator `from` to operator `to`; `None` when a window is on the way.
+    /// Paths from operator `from` (a source, or where a held copy enters) to operator `to`; `None`
+    /// when a window is on the way.
     fn paths(&self, from: usize, to: usize) -> Option<Vec<Path>> {
         let ops = &self.scenario.operators;
         let mut out = Vec::new();
@@ -237,9 +250,9 @@ impl Simulation {
             return;
         }
         for records in self.checkpoint_in_flight.values() {
-            for (origin, seq) in records {
-                if let Some(f) = floor.get_mut(origin) {
-                    *f = (*f).min(*seq);
+            for rec in records {
+                if let Some(f) = floor.get_mut(&rec.origin) {
+                    *f = (*f).min(rec.seq);
                 }
             }
         }
@@ -333,11 +346,17 @@ impl Simulation {
                 ));
                 continue;
             };
-            // Records the cut holds as channel state reach the sink only after it.
+            // Records the cut holds as channel state reach the sink only after it: each copy held
+            // takes away the copies it still makes at this sink, counted from the operator it
+            // enters (several past a broadcast edge still ahead, none on a way to another sink).
             if let Some(in_flight) = basis.and_then(|b| self.checkpoint_in_flight.get(&b)) {
+                let mut owed: BTreeMap<usize, Vec<Path>> = BTreeMap::new();
                 for rec in in_flight {
-                    if let Some(m) = expected.get_mut(rec) {
-                        *m = m.saturating_sub(1);
+                    let paths = owed
+                        .entry(rec.operator)
+                        .or_insert_with(|| self.paths(rec.operator, op).unwrap_or_default());
+                    if let Some(m) = expected.get_mut(&(rec.origin, rec.seq)) {
+                        *m = m.saturating_sub(Self::multiplicity(paths, rec.origin, rec.seq));
                     }
                 }
                 expected.retain(|_, m| *m > 0);
