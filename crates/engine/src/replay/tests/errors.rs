@@ -137,6 +137,14 @@ fn barriers_flink_never_sends_are_refused() {
 }
 
 #[test]
+fn upstream_stops_false_refuses_a_gate() {
+    let e = error(
+        r#"{"version":1,"machine":"aligned","channels":2,"gate":true,"upstream_stops":false,"steps":[]}"#,
+    );
+    assert!(e.contains("upstream_stops") && e.contains("gate"), "{e}");
+}
+
+#[test]
 fn coordinator_setup_errors() {
     let e = error(
         r#"{"version":1,"machine":"coordinator","config":{"execution.checkpointing.intervall":"5s"},
