@@ -227,8 +227,40 @@ fn coordinator_state(out: &mut String, c: &CoordinatorSnapshot) {
         ids(&c.retained),
         c.next_checkpoint_id
     );
-    if let Some(id) = c.triggering {
-        let _ = writeln!(out, "{MORE}triggering #{id} (asynchronous, not finished)");
+    match c.triggering {
+        Some(id) if c.pending.iter().any(|p| p.id == id) => {
+            let _ = writeln!(out, "{MORE}triggering #{id} (asynchronous, not finished)");
+        }
+        Some(id) => {
+            let _ = writeln!(
+                out,
+                "{MORE}triggering #{id} (aborted; the triggering ends at trigger_done)"
+            );
+        }
+        None if c.is_triggering => {
+            let _ = writeln!(
+                out,
+                "{MORE}triggering a request that failed before it got an id (reported at trigger_done)"
+            );
+        }
+        None => {}
+    }
+    let mut armed: Vec<String> = c
+        .failing_calls
+        .iter()
+        .map(|f| {
+            let call = serde_json::to_value(f.call)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default();
+            format!("{call} throws {} ({}x)", f.exception, f.times)
+        })
+        .collect();
+    if c.stop_scheduler_during.is_some() {
+        armed.push("checkpoint_id_counter stops the scheduler".into());
+    }
+    if !armed.is_empty() {
+        let _ = writeln!(out, "{MORE}failing next: {}", armed.join(", "));
     }
     let timers: Vec<String> = c
         .timers

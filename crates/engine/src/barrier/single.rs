@@ -22,6 +22,9 @@ pub enum SingleMode {
 pub struct SingleCheckpointBarrierHandler {
     mode: SingleMode,
     checkpoints_after_tasks_finish: bool,
+    /// Data may arrive on a blocked channel (an upstream that does not stop after an aligned
+    /// barrier, as Flink's `TestInputChannel`); otherwise such a buffer is an `Error`.
+    data_on_blocked_channels: bool,
     state: BarrierHandlerState,
     core: Core,
     num_open_channels: u32,
@@ -68,6 +71,7 @@ impl SingleCheckpointBarrierHandler {
         SingleCheckpointBarrierHandler {
             mode,
             checkpoints_after_tasks_finish: true,
+            data_on_blocked_channels: false,
             state,
             core: Core::new(num_channels),
             num_open_channels: num_channels,
@@ -82,6 +86,13 @@ impl SingleCheckpointBarrierHandler {
     /// end of partition during a pending checkpoint aborts it with INPUT_END_OF_STREAM.
     pub fn with_checkpoints_after_tasks_finish(mut self, enabled: bool) -> Self {
         self.checkpoints_after_tasks_finish = enabled;
+        self
+    }
+
+    /// Accepts data on a blocked channel instead of reporting an `Error`: the replay's input
+    /// channels that, like Flink's `TestInputChannel`, do not stop after an aligned barrier.
+    pub fn with_data_on_blocked_channels(mut self, accepted: bool) -> Self {
+        self.data_on_blocked_channels = accepted;
         self
     }
 
@@ -248,7 +259,7 @@ impl SingleCheckpointBarrierHandler {
     }
 
     fn process_buffer(&mut self, channel: ChannelIndex, bytes: u64) {
-        if self.core.blocked.contains(&channel) {
+        if self.core.blocked.contains(&channel) && !self.data_on_blocked_channels {
             self.core.error(format!(
                 "buffer on blocked channel {channel}: its upstream must not send until resumed"
             ));

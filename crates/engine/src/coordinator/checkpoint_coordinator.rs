@@ -9,7 +9,9 @@
 use crate::coordinator::completed_store::{CompletedCheckpoint, CompletedCheckpointStore};
 use crate::coordinator::config::CheckpointCoordinatorConfiguration;
 use crate::coordinator::failure_manager::{CheckpointFailureManager, CheckpointFailureReason};
-use crate::coordinator::messages::{CoordinatorEffect, CoordinatorInput, CoordinatorTimer};
+use crate::coordinator::messages::{
+    CoordinatorCall, CoordinatorEffect, CoordinatorInput, CoordinatorTimer,
+};
 use crate::coordinator::pending_checkpoint::{
     PendingCheckpoint, SubtaskCheckpointMetrics, TaskAcknowledgeResult,
 };
@@ -17,7 +19,7 @@ use crate::coordinator::properties::CheckpointProperties;
 use crate::coordinator::request_decider::{
     CheckpointRequestDecider, CheckpointTriggerRequest, DeciderContext,
 };
-use crate::coordinator::trigger::TriggerTasks;
+use crate::coordinator::trigger::Triggering;
 use crate::stats::tracker::{CheckpointStatsTracker, RestoredCheckpointStats};
 use crate::stats::DEFAULT_HISTORY_SIZE;
 use crate::types::{CheckpointId, Micros, SubtaskId};
@@ -65,8 +67,12 @@ pub struct CheckpointCoordinator {
     pub(super) periodic_scheduling: bool,
     /// Whether triggering waits for `TriggeringDone` (see `start_triggering_checkpoint`).
     pub(super) async_trigger: bool,
-    /// `isTriggering`: the checkpoint whose asynchronous triggering has not finished.
-    pub(super) triggering: Option<TriggerTasks>,
+    /// `isTriggering`: the request or checkpoint whose asynchronous triggering has not finished.
+    pub(super) triggering: Option<Triggering>,
+    /// Calls armed to fail (`FailNextCalls`), with the exception and how many more times.
+    pub(super) failing_calls: BTreeMap<CoordinatorCall, FailingCall>,
+    /// The next `CheckpointIDCounter.getAndIncrement` stops the scheduler first.
+    pub(super) stop_in_next_id_counter_call: bool,
     /// `coordinatorsToCheckpoint`, by name (the simulation's jobs have none).
     pub(super) operator_coordinators: Vec<String>,
     /// The first start uses the random initial delay; later starts wait min-pause.
@@ -80,6 +86,21 @@ pub struct CheckpointCoordinator {
     pub(super) checkpoint_dir: String,
     /// Where savepoints go.
     pub(super) savepoint_dir: String,
+}
+
+/// A call armed to fail (`FailNextCalls`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct FailingCall {
+    pub(super) io_exception: bool,
+    pub(super) remaining: u32,
+}
+
+/// A fully acknowledged checkpoint that could not be completed (`_metadata` write or store).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct FinalizeFailure {
+    pub(super) props: CheckpointProperties,
+    /// The cause was an `IOException` (`getCheckpointException` then says IO_EXCEPTION).
+    pub(super) io_exception: bool,
 }
 
 /// Where checkpoints go when `execution.checkpointing.dir` is unset. (Flink would keep them in
@@ -109,6 +130,8 @@ impl CheckpointCoordinator {
             periodic_scheduling: false,
             async_trigger: false,
             triggering: None,
+            failing_calls: BTreeMap::new(),
+            stop_in_next_id_counter_call: false,
             operator_coordinators: Vec::new(),
             scheduler_started_once: false,
             next_periodic_at: None,
@@ -289,6 +312,35 @@ impl CheckpointCoordinator {
                     self.not_running.remove(&t);
                 }
             }
+            CoordinatorInput::AbortPendingCheckpoints { reason } => {
+                // Each abort schedules a trigger request (`scheduleTriggerRequest`); the queue is
+                // examined once, after all of them.
+                let ids: Vec<CheckpointId> = self.pending.keys().copied().collect();
+                for id in ids {
+                    self.abort_pending_checkpoint(now, id, reason, false, false, &mut fx);
+                }
+                self.execute_queued_request(now, &mut fx);
+            }
+            CoordinatorInput::FailNextCalls {
+                call,
+                io_exception,
+                times,
+            } => {
+                if times == 0 {
+                    self.failing_calls.remove(&call);
+                } else {
+                    self.failing_calls.insert(
+                        call,
+                        FailingCall {
+                            io_exception,
+                            remaining: times,
+                        },
+                    );
+                }
+            }
+            CoordinatorInput::StopSchedulerInNextIdCounterCall => {
+                self.stop_in_next_id_counter_call = true;
+            }
             CoordinatorInput::Restored { id } => {
                 // Savepoints are not in the store; their statistics still know them.
                 let known = match self.store.get(id) {
@@ -340,7 +392,7 @@ impl CheckpointCoordinator {
     }
 
     /// `stopCheckpointScheduler` → `abortPendingAndQueuedCheckpoints(reason)`.
-    fn stop_checkpoint_scheduler(
+    pub(super) fn stop_checkpoint_scheduler(
         &mut self,
         now: Micros,
         reason: CheckpointFailureReason,
@@ -423,8 +475,10 @@ impl CheckpointCoordinator {
             TaskAcknowledgeResult::Success => {
                 let complete = pending.is_fully_acknowledged();
                 self.stats.report_subtask(id, subtask, now, metrics);
-                if complete {
-                    self.complete_pending_checkpoint(now, id, fx);
+                if complete && self.complete_pending_checkpoint(now, id, fx).is_err() {
+                    // `completePendingCheckpoint`'s `finally`: `scheduleTriggerRequest`. (The
+                    // `CheckpointException` it throws goes back to the task's RPC.)
+                    self.execute_queued_request(now, fx);
                 }
             }
             result => fx.push(E::AckIgnored {
@@ -470,16 +524,40 @@ impl CheckpointCoordinator {
     /// `reportCompletedCheckpoint`, `cleanupAfterCompletedCheckpoint` (`dropSubsumedCheckpoints`,
     /// `sendAcknowledgeMessages`; skipped for non-synchronous savepoints), then
     /// `scheduleTriggerRequest`.
+    ///
+    /// When the `_metadata` write or the completed checkpoint store fails, the checkpoint fails
+    /// with FINALIZE_CHECKPOINT_FAILURE: statistics, failure manager and `sendAbortedMessages`
+    /// as for an abort, and no queue re-examination here (the caller does it). `Err` carries what
+    /// the caller needs for `onTriggerFailure`.
     pub(super) fn complete_pending_checkpoint(
         &mut self,
         now: Micros,
         id: CheckpointId,
         fx: &mut Vec<CoordinatorEffect>,
-    ) {
-        let Some(pending) = self.pending.remove(&id) else {
-            return;
+    ) -> Result<(), FinalizeFailure> {
+        let Some(props) = self.pending.get(&id).map(|p| p.props) else {
+            return Ok(());
         };
-        let props = pending.props;
+        // `PendingCheckpoint.finalizeCheckpoint` writes `_metadata`: a failure aborts the
+        // checkpoint (`abortPendingCheckpoint`). Savepoints never enter the store; a checkpoint
+        // the store refuses is reported failed (`reportFailedCheckpoint`) and its tasks are told
+        // of the abort (`sendAbortedMessages`): the same effects.
+        let failed = self.fail_call(CoordinatorCall::Metadata).or_else(|| {
+            (!props.is_savepoint())
+                .then(|| self.fail_call(CoordinatorCall::CompletedStore))
+                .flatten()
+        });
+        if let Some(io_exception) = failed {
+            let reason = CheckpointFailureReason::FINALIZE_CHECKPOINT_FAILURE;
+            self.abort_pending_checkpoint(now, id, reason, false, false, fx);
+            return Err(FinalizeFailure {
+                props,
+                io_exception,
+            });
+        }
+        let Some(pending) = self.pending.remove(&id) else {
+            return Ok(());
+        };
         let pointer = self.external_pointer(id, &props);
         let checkpoint = pending.finalize_checkpoint(pointer.clone(), now);
         fx.push(E::CancelTimer {
@@ -529,6 +607,7 @@ impl CheckpointCoordinator {
             }
         }
         self.execute_queued_request(now, fx);
+        Ok(())
     }
 
     /// `abortPendingCheckpoint`: stats, failure manager, `sendAbortedMessages`, and (unless the
@@ -545,9 +624,17 @@ impl CheckpointCoordinator {
         let Some(pending) = self.pending.remove(&id) else {
             return;
         };
-        // Aborting fails the master-trigger promise: a triggering in flight ends
-        // (`onTriggerFailure`), and the queue is examined again below or by the caller.
-        let was_triggering = self.triggering.take_if(|t| t.id == id).is_some();
+        // Aborting fails the master-trigger promise (`PendingCheckpoint.abort`). Its handler runs
+        // on the timer and ends the triggering (`onTriggerFailure`): at `TriggeringDone`.
+        if let Some(Triggering::Checkpoint { tasks, .. }) = &self.triggering {
+            if tasks.id == id {
+                self.triggering = Some(Triggering::Aborted {
+                    id,
+                    props: pending.props,
+                    reason,
+                });
+            }
+        }
         fx.push(E::CancelTimer {
             timer: CoordinatorTimer::Expiry(id),
         });
@@ -576,7 +663,7 @@ impl CheckpointCoordinator {
         if pending.props.is_synchronous() {
             self.restart_scheduler_after_failed_stop(now, reason, fx);
         }
-        if reexamine_queue || was_triggering {
+        if reexamine_queue {
             self.execute_queued_request(now, fx);
         }
     }
@@ -627,9 +714,28 @@ impl CheckpointCoordinator {
         }
     }
 
-    /// `isTriggering`: the checkpoint whose asynchronous triggering has not finished.
+    /// The checkpoint whose asynchronous triggering has not finished (also when it was aborted
+    /// meanwhile: the triggering ends on `TriggeringDone`).
     pub fn triggering_checkpoint(&self) -> Option<CheckpointId> {
-        self.triggering.as_ref().map(|t| t.id)
+        self.triggering.as_ref().and_then(Triggering::id)
+    }
+
+    /// `isTriggering`: a trigger is in flight, with or without a checkpoint id (a request whose
+    /// id assignment failed is still triggering until `TriggeringDone`).
+    pub fn is_triggering(&self) -> bool {
+        self.triggering.is_some()
+    }
+
+    /// Calls armed to fail: `(call, throws an IOException, how many more times)`.
+    pub fn failing_calls(&self) -> impl Iterator<Item = (CoordinatorCall, bool, u32)> + '_ {
+        self.failing_calls
+            .iter()
+            .map(|(call, f)| (*call, f.io_exception, f.remaining))
+    }
+
+    /// Whether the next `CheckpointIDCounter.getAndIncrement` stops the scheduler.
+    pub fn stops_scheduler_in_next_id_counter_call(&self) -> bool {
+        self.stop_in_next_id_counter_call
     }
 
     /// The decider's queue, head first.

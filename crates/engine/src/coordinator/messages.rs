@@ -5,7 +5,30 @@ use crate::coordinator::failure_manager::CheckpointFailureReason;
 use crate::coordinator::pending_checkpoint::{SubtaskCheckpointMetrics, TaskAcknowledgeResult};
 use crate::coordinator::properties::CheckpointProperties;
 use crate::types::{CheckpointId, Micros, SubtaskId};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+
+/// A call the coordinator makes to a component around it, which a replay script can make fail
+/// (Flink's tests build the coordinator with a failing `CheckpointIDCounter`, `CheckpointStorage`,
+/// master hook, task gateway or `CompletedCheckpointStore`). The simulation never fails one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CoordinatorCall {
+    /// `CheckpointIDCounter.getAndIncrement`, after the plan, before the pending checkpoint.
+    CheckpointIdCounter,
+    /// `CheckpointStorageCoordinatorView.initializeLocationForCheckpoint` (or `…ForSavepoint`),
+    /// right after the pending checkpoint is created.
+    StorageLocation,
+    /// `MasterTriggerRestoreHook.triggerCheckpoint`'s future, when the master side is done.
+    MasterHooks,
+    /// `Execution.triggerCheckpoint`: the RPC that triggers a task.
+    TriggerRpc,
+    /// `CheckpointStorageLocation.createMetadataOutputStream` in `PendingCheckpoint.finalizeCheckpoint`:
+    /// the `_metadata` write of a fully acknowledged checkpoint.
+    Metadata,
+    /// `CompletedCheckpointStore.addCheckpointAndSubsumeOldestOne` (checkpoints only: savepoints
+    /// never enter the store).
+    CompletedStore,
+}
 
 /// The coordinator's timers (Flink's `ScheduledTrigger` and `CheckpointCanceller`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -45,9 +68,11 @@ pub enum CoordinatorInput {
         subtask: SubtaskId,
         reason: CheckpointFailureReason,
     },
-    /// The asynchronous part of triggering `id` finished (only with `with_async_trigger`):
-    /// its storage location is initialized and master hooks are snapshotted.
-    TriggeringDone { id: CheckpointId },
+    /// The asynchronous part of triggering finished (only with `with_async_trigger`): the
+    /// storage location is initialized and master hooks are snapshotted, and the handler of the
+    /// master-trigger promise runs. `id`: only if the checkpoint being triggered is this one
+    /// (`None`: whatever is being triggered, also a request that failed before it got an id).
+    TriggeringDone { id: Option<CheckpointId> },
     /// An operator coordinator's checkpoint of `id` completed (`acknowledgeCoordinatorState`).
     OperatorCoordinatorAck {
         id: CheckpointId,
@@ -77,6 +102,20 @@ pub enum CoordinatorInput {
     TasksFinished { tasks: Vec<SubtaskId> },
     /// The job was restored from completed checkpoint `id` (stats only).
     Restored { id: CheckpointId },
+    /// `abortPendingCheckpoints(new CheckpointException(reason))`: every pending checkpoint
+    /// aborts with `reason`, at job level (no task reported it).
+    AbortPendingCheckpoints { reason: CheckpointFailureReason },
+    /// The next `times` calls of `call` throw: an `IOException` when `io_exception`, any other
+    /// exception otherwise. Replay scripts only; re-arming a call replaces what was armed.
+    FailNextCalls {
+        call: CoordinatorCall,
+        io_exception: bool,
+        times: u32,
+    },
+    /// The next `CheckpointIDCounter.getAndIncrement` calls `stopCheckpointScheduler` before it
+    /// returns the id (Flink's `StoppingCheckpointIDCounter`): the request passed the first
+    /// pre-check and has no pending checkpoint yet.
+    StopSchedulerInNextIdCounterCall,
 }
 
 /// What the event loop must do after one input.

@@ -18,12 +18,14 @@ mod trigger;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_failing_calls;
 
 pub use checkpoint_coordinator::{CheckpointCoordinator, PendingCheckpointView};
 pub use completed_store::{CompletedCheckpoint, CompletedCheckpointStore, OperatorStateHandle};
 pub use config::{CheckpointCoordinatorConfiguration, ExternalizedCheckpointRetention};
 pub use failure_manager::{CheckpointFailureManager, CheckpointFailureReason};
-pub use messages::{CoordinatorEffect, CoordinatorInput, CoordinatorTimer};
+pub use messages::{CoordinatorCall, CoordinatorEffect, CoordinatorInput, CoordinatorTimer};
 pub use pending_checkpoint::{PendingCheckpoint, SubtaskCheckpointMetrics, TaskAcknowledgeResult};
 pub use properties::{CheckpointKind, CheckpointProperties};
 pub use request_decider::{

@@ -907,18 +907,18 @@ fn async_trigger_holds_the_queue_until_triggering_is_done() {
     assert!(triggered(&fx).is_empty());
     assert_eq!(c.queued_requests().len(), 1);
     // Done: checkpoint 1's tasks are triggered, and the queued request starts triggering.
-    let fx = c.handle(2, CoordinatorInput::TriggeringDone { id: 1 });
+    let fx = c.handle(2, CoordinatorInput::TriggeringDone { id: Some(1) });
     assert_eq!(triggered(&fx), [1]);
     assert!(fx.contains(&CoordinatorEffect::TriggeringCheckpoint { id: 2 }));
     assert_eq!(c.triggering_checkpoint(), Some(2));
     // A stale or foreign id changes nothing.
     assert!(c
-        .handle(3, CoordinatorInput::TriggeringDone { id: 1 })
+        .handle(3, CoordinatorInput::TriggeringDone { id: Some(1) })
         .is_empty());
     assert_eq!(c.triggering_checkpoint(), Some(2));
     // Aborted while triggering: its tasks are never triggered.
     c.handle(4, CoordinatorInput::TaskFailure { subtask: None });
-    let fx = c.handle(5, CoordinatorInput::TriggeringDone { id: 2 });
+    let fx = c.handle(5, CoordinatorInput::TriggeringDone { id: Some(2) });
     assert!(triggered(&fx).is_empty());
     assert_eq!(c.triggering_checkpoint(), None);
 }
@@ -986,7 +986,7 @@ fn operator_coordinators_checkpoint_before_the_tasks() {
         })
     );
     // The master side alone does not finish the triggering.
-    assert!(triggered(&c.handle(1, CoordinatorInput::TriggeringDone { id: 1 })).is_empty());
+    assert!(triggered(&c.handle(1, CoordinatorInput::TriggeringDone { id: Some(1) })).is_empty());
     let fx = c.handle(
         2,
         CoordinatorInput::OperatorCoordinatorAck {
@@ -1025,8 +1025,9 @@ fn operator_coordinators_checkpoint_before_the_tasks() {
 }
 
 /// With asynchronous triggering a checkpoint completes only once its master side is in too
-/// (tasks acknowledged early are completed by `triggerCheckpointRequest`), and aborting the
-/// checkpoint being triggered ends the triggering.
+/// (tasks acknowledged early are completed by `triggerCheckpointRequest`). Aborting the
+/// checkpoint being triggered fails its master-trigger promise; the promise's handler ends the
+/// triggering when the timer runs it (`TriggeringDone`), reporting the failure once more.
 #[test]
 fn async_trigger_waits_for_the_master_side_and_ends_on_abort() {
     let mut c = coordinator(config(10)).with_async_trigger();
@@ -1035,7 +1036,7 @@ fn async_trigger_waits_for_the_master_side_and_ends_on_abort() {
     assert!(!fx
         .iter()
         .any(|e| matches!(e, CoordinatorEffect::CheckpointCompleted { .. })));
-    let fx = c.handle(2, CoordinatorInput::TriggeringDone { id: 1 });
+    let fx = c.handle(2, CoordinatorInput::TriggeringDone { id: Some(1) });
     assert_eq!(triggered(&fx), [1]);
     assert!(fx
         .iter()
@@ -1044,8 +1045,25 @@ fn async_trigger_waits_for_the_master_side_and_ends_on_abort() {
     user_trigger(&mut c, 4);
     assert_eq!(c.triggering_checkpoint(), Some(2));
     let fx = c.handle(5, CoordinatorInput::ExpiryTimerFired { id: 2 });
+    assert!(!fx
+        .iter()
+        .any(|e| matches!(e, CoordinatorEffect::TriggeringCheckpoint { .. })));
+    assert_eq!(
+        c.triggering_checkpoint(),
+        Some(2),
+        "aborted, still triggering"
+    );
+    assert!(c.pending_checkpoint(2).is_none());
+    let failed = c.stats().counts.failed;
+    let fx = c.handle(6, CoordinatorInput::TriggeringDone { id: None });
+    assert!(triggered(&fx).is_empty());
     assert!(fx.contains(&CoordinatorEffect::TriggeringCheckpoint { id: 3 }));
     assert_eq!(c.triggering_checkpoint(), Some(3));
+    assert_eq!(
+        c.stats().counts.failed,
+        failed + 1,
+        "onTriggerFailure of the disposed checkpoint: failed once more, without in-progress stats"
+    );
 }
 
 /// Flink 2.3's `abortPendingCheckpoint` asks the failure manager (which may fail the job) before

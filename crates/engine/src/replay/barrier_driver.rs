@@ -27,10 +27,17 @@ pub(super) fn run(machine: Machine, value: Value) -> Result<ReplayReport, String
             script.channels
         ));
     }
+    if script.gate && !script.upstream_stops {
+        return Err(
+            "script: \"upstream_stops\": false needs no \"gate\" (the gate's channels are the upstream)"
+                .into(),
+        );
+    }
     let mut driver = BarrierDriver::new(
         machine,
         script.channels,
         script.checkpoints_after_tasks_finish,
+        script.upstream_stops,
     );
     if script.gate {
         driver.gate = Some(InputGate::new(script.channels));
@@ -77,10 +84,12 @@ struct BarrierDriver {
     out: Vec<Emitted>,
     /// The input gate of a `gate` script: events queue there until polled.
     gate: Option<InputGate>,
+    /// The upstream holds a blocked channel's events (`upstream_stops`).
+    upstream_stops: bool,
 }
 
 impl BarrierDriver {
-    fn new(machine: Machine, channels: u32, after_finish: bool) -> Self {
+    fn new(machine: Machine, channels: u32, after_finish: bool, upstream_stops: bool) -> Self {
         let handler = match machine {
             Machine::AtLeastOnce => AnyBarrierHandler::Tracker(
                 CheckpointBarrierTracker::new(channels)
@@ -88,11 +97,13 @@ impl BarrierDriver {
             ),
             Machine::Unaligned => AnyBarrierHandler::Single(
                 SingleCheckpointBarrierHandler::unaligned(channels)
-                    .with_checkpoints_after_tasks_finish(after_finish),
+                    .with_checkpoints_after_tasks_finish(after_finish)
+                    .with_data_on_blocked_channels(!upstream_stops),
             ),
             Machine::AlignedWithTimeout => AnyBarrierHandler::Single(
                 SingleCheckpointBarrierHandler::alternating(channels)
-                    .with_checkpoints_after_tasks_finish(after_finish),
+                    .with_checkpoints_after_tasks_finish(after_finish)
+                    .with_data_on_blocked_channels(!upstream_stops),
             ),
             // The JobManager-side machines never reach here (see `replay`); aligned is the safe
             // reading.
@@ -101,7 +112,8 @@ impl BarrierDriver {
             | Machine::RequestDecider
             | Machine::FailureManager => AnyBarrierHandler::Single(
                 SingleCheckpointBarrierHandler::aligned(channels)
-                    .with_checkpoints_after_tasks_finish(after_finish),
+                    .with_checkpoints_after_tasks_finish(after_finish)
+                    .with_data_on_blocked_channels(!upstream_stops),
             ),
         };
         BarrierDriver {
@@ -112,6 +124,7 @@ impl BarrierDriver {
             held: BTreeMap::new(),
             out: Vec::new(),
             gate: None,
+            upstream_stops,
         }
     }
 
@@ -200,7 +213,8 @@ impl BarrierDriver {
         }
         if let Some(channel) = channel_of(&input) {
             let queue_waiting = self.held.get(&channel).is_some_and(|q| !q.is_empty());
-            if queue_waiting || self.handler.blocked_channels().contains(&channel) {
+            let blocked = queue_waiting || self.handler.blocked_channels().contains(&channel);
+            if self.upstream_stops && blocked {
                 let queue = self.held.entry(channel).or_default();
                 queue.push_back(input);
                 let waiting = queue.len();

@@ -28,6 +28,11 @@ pub struct BarrierScript {
     /// the handler only on `poll` (see `replay/gate.rs`).
     #[serde(default)]
     pub gate: bool,
+    /// The upstream stops sending on a channel after an aligned barrier until it is resumed,
+    /// as Flink's subpartitions do (default). `false`: it goes on, as Flink's `TestInputChannel`
+    /// in the handler tests: nothing is held, and data on a blocked channel is processed.
+    #[serde(default = "default_true")]
+    pub upstream_stops: bool,
     pub steps: Vec<Value>,
 }
 

@@ -6,16 +6,17 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::coordinator_script::{
-    coordinator_config, CoordinatorScript, CoordinatorStep, COORDINATOR_STEP_KINDS,
+    coordinator_config, CoordinatorScript, CoordinatorStep, ExceptionKind, COORDINATOR_STEP_KINDS,
 };
 use super::report::{
-    CoordinatorSnapshot, DriverNote, Effect, Emitted, MachineState, PendingSnapshot, ReplayReport,
-    ReplayStart, ReplayStep, ScheduledTimer, StatsEntry, StatsView, Via,
+    CoordinatorSnapshot, DriverNote, Effect, Emitted, FailingCallView, MachineState,
+    PendingSnapshot, ReplayReport, ReplayStart, ReplayStep, ScheduledTimer, StatsEntry, StatsView,
+    Via,
 };
 use super::values::task_name;
 use super::{parse_script, parse_step, step_error, MAX_TIMERS_PER_ADVANCE};
 use crate::coordinator::{
-    CheckpointCoordinator, CoordinatorEffect, CoordinatorInput, CoordinatorTimer,
+    CheckpointCoordinator, CoordinatorCall, CoordinatorEffect, CoordinatorInput, CoordinatorTimer,
 };
 use crate::types::Micros;
 
@@ -113,6 +114,14 @@ impl CoordinatorDriver {
             },
             CoordinatorStep::Expire(e) => CoordinatorInput::ExpiryTimerFired { id: e.id },
             CoordinatorStep::TriggerDone(e) => CoordinatorInput::TriggeringDone { id: e.id },
+            CoordinatorStep::AbortPendingCheckpoints(a) => {
+                CoordinatorInput::AbortPendingCheckpoints { reason: a.reason }
+            }
+            CoordinatorStep::FailNext(f) => CoordinatorInput::FailNextCalls {
+                call: f.call,
+                io_exception: f.exception == ExceptionKind::IoException,
+                times: f.times,
+            },
             CoordinatorStep::CoordinatorAck(c) => CoordinatorInput::OperatorCoordinatorAck {
                 id: c.id,
                 coordinator: c.coordinator,
@@ -122,7 +131,18 @@ impl CoordinatorDriver {
                 coordinator: c.coordinator,
             },
             CoordinatorStep::FailTask(t) => CoordinatorInput::TaskFailure { subtask: Some(t.0) },
-            CoordinatorStep::StopScheduler(_) => CoordinatorInput::SuspendScheduler,
+            CoordinatorStep::StopScheduler(s) => match s.during {
+                None => CoordinatorInput::SuspendScheduler,
+                Some(CoordinatorCall::CheckpointIdCounter) => {
+                    CoordinatorInput::StopSchedulerInNextIdCounterCall
+                }
+                Some(_) => {
+                    return Err(
+                        "\"during\": the scheduler can only be stopped during \"checkpoint_id_counter\""
+                            .into(),
+                    )
+                }
+            },
             CoordinatorStep::StartScheduler(s) => {
                 CoordinatorInput::StartScheduler { random: s.random }
             }
@@ -236,6 +256,22 @@ impl CoordinatorDriver {
             pending,
             queued: c.queued_requests().to_vec(),
             triggering: c.triggering_checkpoint(),
+            is_triggering: c.is_triggering(),
+            failing_calls: c
+                .failing_calls()
+                .map(|(call, io_exception, times)| FailingCallView {
+                    call,
+                    exception: if io_exception {
+                        "IOException"
+                    } else {
+                        "Exception"
+                    },
+                    times,
+                })
+                .collect(),
+            stop_scheduler_during: c
+                .stops_scheduler_in_next_id_counter_call()
+                .then_some(CoordinatorCall::CheckpointIdCounter),
             failure_counter: c.failure_counter(),
             tolerable_failed_checkpoints: c.failure_manager().tolerable_failed_checkpoints(),
             latest_completed: c.latest_completed_id(),

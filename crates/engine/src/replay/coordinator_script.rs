@@ -9,7 +9,7 @@ use super::report::Machine;
 use super::values::{task_name, Bytes, Dur, Task};
 use crate::coordinator::{
     CheckpointCoordinatorConfiguration, CheckpointFailureReason, CheckpointProperties,
-    ExternalizedCheckpointRetention as Retention, SubtaskCheckpointMetrics,
+    CoordinatorCall, ExternalizedCheckpointRetention as Retention, SubtaskCheckpointMetrics,
 };
 use crate::scenario::{
     resolve_key, CheckpointingMode, ExternalizedCheckpointRetention, FlinkConfig, ValueKind,
@@ -65,6 +65,8 @@ pub const COORDINATOR_STEP_KINDS: &[&str] = &[
     "tasks_finished",
     "tasks_not_running",
     "tasks_running",
+    "abort_pending_checkpoints",
+    "fail_next",
 ];
 
 #[derive(Debug, Deserialize)]
@@ -77,8 +79,9 @@ pub enum CoordinatorStep {
     Decline(DeclineStep),
     /// Fire checkpoint `id`'s `CheckpointCanceller` now, whatever its due time.
     Expire(ExpireStep),
-    /// The asynchronous part of triggering checkpoint `id` finished (`async_trigger` scripts).
-    TriggerDone(ExpireStep),
+    /// The asynchronous part of triggering finished (`async_trigger` scripts): the checkpoint
+    /// `id` if given, else whatever is being triggered.
+    TriggerDone(TriggerDoneStep),
     /// An operator coordinator's checkpoint completed.
     CoordinatorAck(CoordinatorStepSpec),
     /// An operator coordinator's checkpoint failed.
@@ -86,8 +89,9 @@ pub enum CoordinatorStep {
     /// A subtask failed: pending checkpoints it has not acknowledged abort.
     FailTask(Task),
     /// `stopCheckpointScheduler` (the job left RUNNING): pending and queued abort with
-    /// CHECKPOINT_COORDINATOR_SUSPEND.
-    StopScheduler(Empty),
+    /// CHECKPOINT_COORDINATOR_SUSPEND. With `during`, it happens inside the next call of that
+    /// component instead (Flink's `StoppingCheckpointIDCounter`).
+    StopScheduler(StopStep),
     /// `startCheckpointScheduler`: the first start waits a random delay in
     /// `[min-pause, interval]` chosen by `random`; a restart waits the min pause.
     StartScheduler(StartStep),
@@ -99,6 +103,56 @@ pub enum CoordinatorStep {
     TasksNotRunning(Vec<Task>),
     /// These subtasks are RUNNING again.
     TasksRunning(Vec<Task>),
+    /// `abortPendingCheckpoints(new CheckpointException(reason))`: every pending checkpoint
+    /// aborts with `reason`, at job level.
+    AbortPendingCheckpoints(AbortStep),
+    /// The next `times` calls of a component the coordinator uses throw.
+    FailNext(FailNextStep),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TriggerDoneStep {
+    pub id: Option<CheckpointId>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StopStep {
+    /// Stop inside the next call of this component (only `checkpoint_id_counter`).
+    pub during: Option<CoordinatorCall>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AbortStep {
+    pub reason: CheckpointFailureReason,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FailNextStep {
+    pub call: CoordinatorCall,
+    /// What the call throws; only whether it is an `IOException` matters.
+    #[serde(default)]
+    pub exception: ExceptionKind,
+    /// How many of the next calls fail (0 disarms).
+    #[serde(default = "once")]
+    pub times: u32,
+}
+
+fn once() -> u32 {
+    1
+}
+
+/// The exception a failing call throws.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+pub enum ExceptionKind {
+    #[default]
+    #[serde(rename = "IOException")]
+    IoException,
+    Exception,
+    RuntimeException,
 }
 
 #[derive(Debug, Deserialize)]

@@ -27,9 +27,9 @@ mod tests;
 pub use expect::{is_expect, Expectation, EXPECT_KEYS};
 pub use report::{
     AlignmentTimer, CoordinatorSnapshot, DeciderEffect, DeciderSnapshot, DriverNote, Effect,
-    Emitted, FailureManagerEffect, FailureManagerSnapshot, HandlerSnapshot, HeldEvents, Machine,
-    MachineState, PendingSnapshot, PersistedBytes, ReplayReport, ReplayStart, ReplayStep,
-    ScheduledTimer, Via,
+    Emitted, FailingCallView, FailureManagerEffect, FailureManagerSnapshot, HandlerSnapshot,
+    HeldEvents, Machine, MachineState, PendingSnapshot, PersistedBytes, ReplayReport, ReplayStart,
+    ReplayStep, ScheduledTimer, Via,
 };
 pub use values::{parse_task, task_name};
 

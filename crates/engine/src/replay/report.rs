@@ -7,8 +7,8 @@ use super::expect::Expectation;
 use super::gate::Queued;
 use crate::barrier::{HandlerEffect, HandlerInput};
 use crate::coordinator::{
-    CheckpointFailureReason, CheckpointProperties, CheckpointTriggerRequest, CoordinatorEffect,
-    CoordinatorTimer, DeciderContext,
+    CheckpointFailureReason, CheckpointProperties, CheckpointTriggerRequest, CoordinatorCall,
+    CoordinatorEffect, CoordinatorTimer, DeciderContext,
 };
 use crate::stats::tracker::{CheckpointStatsCounts, CheckpointStatsStatus};
 use crate::types::{ChannelIndex, CheckpointId, Micros};
@@ -337,8 +337,15 @@ pub struct CoordinatorSnapshot {
     pub pending: Vec<PendingSnapshot>,
     /// The `CheckpointRequestDecider` queue, head first.
     pub queued: Vec<CheckpointTriggerRequest>,
-    /// `isTriggering`: the checkpoint whose asynchronous triggering has not finished.
+    /// The checkpoint whose asynchronous triggering has not finished (also when it was aborted
+    /// meanwhile).
     pub triggering: Option<CheckpointId>,
+    /// `isTriggering`: a trigger is in flight, also one that failed before it got an id.
+    pub is_triggering: bool,
+    /// Calls armed to fail (`fail_next`), in call order.
+    pub failing_calls: Vec<FailingCallView>,
+    /// The component inside whose next call the scheduler stops (`stop_scheduler` `during`).
+    pub stop_scheduler_during: Option<CoordinatorCall>,
     /// `CheckpointFailureManager`'s continuous failure counter.
     pub failure_counter: u32,
     pub tolerable_failed_checkpoints: u32,
@@ -354,6 +361,16 @@ pub struct CoordinatorSnapshot {
     pub job_failed: Option<String>,
     /// What the `CheckpointStatsTracker` recorded: the counts and the history, newest first.
     pub stats: StatsView,
+}
+
+/// A call armed to fail.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FailingCallView {
+    pub call: CoordinatorCall,
+    /// `"IOException"` or `"Exception"` (any other).
+    pub exception: &'static str,
+    /// How many of the next calls fail.
+    pub times: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

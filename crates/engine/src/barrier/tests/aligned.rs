@@ -204,3 +204,22 @@ fn start_delay_is_never_negative() {
     let b = aligned(1, 500);
     assert_eq!(h.handle(100, bar(0, b))[1], trigger(b, 0, 0, 0));
 }
+
+/// A buffer on a blocked channel is an `Error` (the upstream stops after an aligned barrier),
+/// unless the handler is told its upstream goes on, as Flink's `TestInputChannel` does: then it
+/// is processed and counted during the alignment.
+#[test]
+fn data_on_a_blocked_channel_is_refused_unless_the_upstream_goes_on() {
+    let b = aligned(1, 0);
+    let mut h = SingleCheckpointBarrierHandler::aligned(2);
+    h.handle(10, bar(0, b));
+    let fx = h.handle(11, buf(0, 300));
+    assert!(matches!(fx[..], [E::Error { .. }]), "{fx:?}");
+
+    let mut h = SingleCheckpointBarrierHandler::aligned(2).with_data_on_blocked_channels(true);
+    h.handle(10, bar(0, b));
+    assert_eq!(h.handle(11, buf(0, 300)), vec![process(0, 300)]);
+    assert_eq!(h.blocked_channels(), vec![0], "still blocked");
+    let fx = h.handle(40, bar(1, b));
+    assert_eq!(fx[1], trigger(b, 10, 30, 300));
+}

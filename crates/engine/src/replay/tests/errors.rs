@@ -97,6 +97,26 @@ fn value_errors_explain_the_expected_form() {
     );
     let e = error(&coordinator_script(r#"{"trigger":"snapshot"}"#));
     assert!(e.contains("stop-with-savepoint"), "{e}");
+    let e = error(&coordinator_script(
+        r#"{"fail_next":{"call":"disk","exception":"IOException"}}"#,
+    ));
+    assert!(
+        e.starts_with("step 0 ") && e.contains("checkpoint_id_counter"),
+        "{e}"
+    );
+    let e = error(&coordinator_script(
+        r#"{"fail_next":{"call":"metadata","exception":"OutOfMemoryError"}}"#,
+    ));
+    assert!(e.contains("IOException"), "{e}");
+    let e = error(&coordinator_script(r#"{"abort_pending_checkpoints":{}}"#));
+    assert!(e.contains("reason"), "{e}");
+    let e = error(&coordinator_script(
+        r#"{"stop_scheduler":{"during":"completed_store"}}"#,
+    ));
+    assert!(
+        e.starts_with("step 0 ") && e.contains("only be stopped during"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -114,6 +134,14 @@ fn barriers_flink_never_sends_are_refused() {
             {"barrier":{"channel":0,"id":1,"timeout":0}}]}"#,
     );
     assert!(e.contains("unaligned from the start"), "{e}");
+}
+
+#[test]
+fn upstream_stops_false_refuses_a_gate() {
+    let e = error(
+        r#"{"version":1,"machine":"aligned","channels":2,"gate":true,"upstream_stops":false,"steps":[]}"#,
+    );
+    assert!(e.contains("upstream_stops") && e.contains("gate"), "{e}");
 }
 
 #[test]
