@@ -61,6 +61,32 @@ pub struct DebloatConfig {
     pub starting_size: u32,
 }
 
+/// `barrierlab.storage.profile`: the checkpoint storage's file latency and throughput.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StorageProfile {
+    pub write_latency: Micros,
+    /// Bytes per second.
+    pub write_throughput: u64,
+}
+
+impl StorageProfile {
+    /// `local-disk` (the default) is what Flink 2.3's MiniCluster shows on a local file system
+    /// (docs/fidelity.md, calibration); `object-store` takes AWS's S3 performance guidelines:
+    /// 100-200 ms for a small object, 85-90 MB/s over one connection.
+    pub fn named(name: Option<&str>) -> StorageProfile {
+        match name {
+            Some("object-store") => StorageProfile {
+                write_latency: 100_000,
+                write_throughput: 85 * 1024 * 1024,
+            },
+            _ => StorageProfile {
+                write_latency: 3_000,
+                write_throughput: 100 * 1024 * 1024,
+            },
+        }
+    }
+}
+
 /// Every configuration value the engine uses, in engine units.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FlinkConfig {
@@ -133,6 +159,11 @@ impl Reader {
             None => info.default,
         };
         check_value(info, text).ok()
+    }
+
+    /// Whether the scenario sets `key` itself (rather than taking the default).
+    fn explicit(&self, key: &'static str) -> bool {
+        self.values.contains_key(key)
     }
 
     fn micros(&mut self, key: &'static str) -> Micros {
@@ -237,6 +268,7 @@ impl FlinkConfig {
         }
 
         let mut r = Reader { values };
+        let storage = StorageProfile::named(r.choice("barrierlab.storage.profile"));
         let checkpoint_interval = r.opt_micros("execution.checkpointing.interval");
         let config = FlinkConfig {
             checkpoint_interval,
@@ -289,8 +321,14 @@ impl FlinkConfig {
             thread_jitter: r.micros("barrierlab.thread-jitter"),
             network_latency: r.micros("barrierlab.network-latency"),
             network_throughput: r.bytes("barrierlab.network-throughput"),
-            storage_write_latency: r.micros("barrierlab.storage.write-latency"),
-            storage_write_throughput: r.bytes("barrierlab.storage.write-throughput"),
+            storage_write_latency: r
+                .explicit("barrierlab.storage.write-latency")
+                .then(|| r.micros("barrierlab.storage.write-latency"))
+                .unwrap_or(storage.write_latency),
+            storage_write_throughput: r
+                .explicit("barrierlab.storage.write-throughput")
+                .then(|| r.bytes("barrierlab.storage.write-throughput"))
+                .unwrap_or(storage.write_throughput),
         };
         Ok(config)
     }

@@ -519,3 +519,43 @@ fn checkpoint_and_savepoint_paths_use_the_configured_directories() {
         "{savepoints:?}"
     );
 }
+
+#[test]
+fn a_storage_profile_sets_latency_and_throughput_and_each_key_overrides_it() {
+    let local = FlinkConfig::default();
+    assert_eq!(local.storage_write_latency, 3 * MICROS_PER_MS);
+    assert_eq!(local.storage_write_throughput, 100 << 20);
+    let s3 =
+        FlinkConfig::from_map(&map(&[("barrierlab.storage.profile", "object-store")])).unwrap();
+    assert_eq!(s3.storage_write_latency, 100 * MICROS_PER_MS);
+    assert_eq!(s3.storage_write_throughput, 85 << 20);
+    let mixed = FlinkConfig::from_map(&map(&[
+        ("barrierlab.storage.profile", "OBJECT-STORE"),
+        ("barrierlab.storage.write-latency", "20ms"),
+    ]))
+    .unwrap();
+    assert_eq!(mixed.storage_write_latency, 20 * MICROS_PER_MS);
+    assert_eq!(mixed.storage_write_throughput, 85 << 20);
+    let bad = FlinkConfig::from_map(&map(&[("barrierlab.storage.profile", "tape")])).unwrap_err();
+    assert!(bad[0].contains("local-disk"), "{bad:?}");
+}
+
+#[test]
+fn buffer_debloating_is_off_by_default_and_reads_flink_s_keys() {
+    assert_eq!(FlinkConfig::default().debloat, None);
+    let on = FlinkConfig::from_map(&map(&[
+        ("taskmanager.network.memory.buffer-debloat.enabled", "true"),
+        ("taskmanager.network.memory.buffer-debloat.target", "500ms"),
+        ("taskmanager.memory.segment-size", "16kb"),
+        ("taskmanager.memory.starting-segment-size", "64kb"),
+    ]))
+    .unwrap()
+    .debloat
+    .unwrap();
+    assert_eq!(on.target, 500 * MICROS_PER_MS);
+    assert_eq!(on.period, 200 * MICROS_PER_MS);
+    assert_eq!((on.samples, on.threshold_percent), (20, 25));
+    assert_eq!((on.min_size, on.max_size), (256, 16 * 1024));
+    // The starting size never exceeds the segment.
+    assert_eq!(on.starting_size, 16 * 1024);
+}
