@@ -321,14 +321,16 @@ impl FlinkConfig {
             thread_jitter: r.micros("barrierlab.thread-jitter"),
             network_latency: r.micros("barrierlab.network-latency"),
             network_throughput: r.bytes("barrierlab.network-throughput"),
-            storage_write_latency: r
-                .explicit("barrierlab.storage.write-latency")
-                .then(|| r.micros("barrierlab.storage.write-latency"))
-                .unwrap_or(storage.write_latency),
-            storage_write_throughput: r
-                .explicit("barrierlab.storage.write-throughput")
-                .then(|| r.bytes("barrierlab.storage.write-throughput"))
-                .unwrap_or(storage.write_throughput),
+            storage_write_latency: if r.explicit("barrierlab.storage.write-latency") {
+                r.micros("barrierlab.storage.write-latency")
+            } else {
+                storage.write_latency
+            },
+            storage_write_throughput: if r.explicit("barrierlab.storage.write-throughput") {
+                r.bytes("barrierlab.storage.write-throughput")
+            } else {
+                storage.write_throughput
+            },
         };
         Ok(config)
     }
