@@ -241,3 +241,82 @@ fn debloating_reaches_remote_producers() {
         assert!(d < 1_300_000, "{d}us");
     }
 }
+
+/// A bounded source finishes (its final checkpoint completed) after the coordinator triggered
+/// the next checkpoint but before that trigger RPC reaches it. Flink's TaskExecutor has already
+/// unregistered the finished task (`Task.doRun` → `notifyFinalState` →
+/// `unregisterTaskAndNotifyFinalState`), so `TaskExecutor.triggerCheckpoint` answers "received a
+/// checkpoint request for unknown task" (TASK_CHECKPOINT_FAILURE) and the coordinator aborts the
+/// checkpoint when that failure returns: at job level, not counted against the tolerable
+/// failures. Before, the trigger waited in the finished task's mailbox and the checkpoint stayed
+/// pending until its 10-minute timeout.
+#[test]
+fn a_trigger_rpc_reaching_a_finished_source_aborts_the_checkpoint() {
+    let scenario: Scenario = serde_json::from_str(
+        r#"{
+          "version": 1, "name": "finished-trigger", "seed": 3,
+          "operators": [
+            {"name": "a", "kind": {"type": "datagen", "rate": 500, "record-size": 100, "keys": 8, "bounded": 200}, "parallelism": 2},
+            {"name": "b", "kind": {"type": "datagen", "rate": 400, "record-size": 100, "keys": 8, "bounded": 400}, "parallelism": 1},
+            {"name": "union", "kind": {"type": "union"}, "parallelism": 1},
+            {"name": "filter", "kind": {"type": "filter", "keep-percent": 60}, "parallelism": 2},
+            {"name": "count", "kind": {"type": "keyed-count"}, "parallelism": 2, "cost-per-record": "1ms"},
+            {"name": "sink", "kind": {"type": "collect-sink"}, "parallelism": 1}
+          ],
+          "edges": [
+            {"from": "a", "to": "union", "partitioner": "rebalance"},
+            {"from": "b", "to": "union", "partitioner": "rebalance"},
+            {"from": "union", "to": "filter", "partitioner": "rebalance"},
+            {"from": "filter", "to": "count", "partitioner": "hash"},
+            {"from": "count", "to": "sink", "partitioner": "rebalance"}
+          ],
+          "config": {
+            "execution.checkpointing.interval": "20ms",
+            "execution.checkpointing.tolerable-failed-checkpoints": "0",
+            "barrierlab.trigger-latency": "50ms",
+            "barrierlab.thread-jitter": "0ms"
+          }
+        }"#,
+    )
+    .expect("valid scenario");
+    // Checkpoints take longer than the interval, so each one is triggered as the previous one
+    // completes; a source finishes one RPC latency after its final checkpoint completed, and the
+    // next checkpoint's trigger reaches it 50 ms after that checkpoint was triggered.
+    let sim = run(scenario, 5);
+    let finished: Vec<(u64, _)> = sim
+        .trace
+        .events()
+        .filter(|e| matches!(e.kind, TraceKind::TaskFinished))
+        .filter_map(|e| Some((e.time, e.task?)))
+        .collect();
+    let stats = sim.coordinator.stats();
+    let failed: Vec<_> = stats
+        .history()
+        .filter(|cp| cp.failure_timestamp.is_some())
+        .collect();
+    let cp = failed
+        .iter()
+        .find(|cp| cp.failure_message.as_deref() == Some("Task local checkpoint failure."))
+        .unwrap_or_else(|| panic!("no checkpoint failed on a finished task: {failed:?}"));
+    // The race: a source finished after the checkpoint was triggered (so it is among the tasks
+    // to trigger) and before the trigger RPC's 50 ms were over.
+    assert!(
+        finished.iter().any(|(at, task)| task.vertex <= 1
+            && *at > cp.trigger_timestamp
+            && *at < cp.trigger_timestamp + 50_000),
+        "{cp:?} {finished:?}"
+    );
+    // Aborted as the first failed RPC returns (trigger latency, then the answer's RPC latency),
+    // not at the timeout.
+    let aborted_after = cp.failure_timestamp.unwrap() - cp.trigger_timestamp;
+    assert_eq!(aborted_after, 51_000, "{cp:?}");
+    assert!(sim.trace.events().any(|e| matches!(
+        &e.kind,
+        TraceKind::CheckpointAborted { id, reason }
+            if *id == cp.id && reason == "TASK_CHECKPOINT_FAILURE"
+    )));
+    // Not counted (tolerable failures 0): the job ran to its end, every checkpoint settled.
+    assert_eq!(sim.status, barrierlab_engine::sim::JobStatus::Finished);
+    assert_eq!(stats.counts.in_progress, 0, "{:?}", stats.counts);
+    assert_eq!(sim.coordinator.failure_counter(), 0);
+}

@@ -274,6 +274,12 @@ impl CheckpointCoordinator {
                     );
                 }
             }
+            // `triggerCheckpointRequest`'s handler of the failed future: a `CheckpointException`
+            // keeps its reason; `abortPendingCheckpoint(checkpoint, cause)` runs on the timer
+            // with no execution attempt (job level), and does nothing to a disposed checkpoint.
+            CoordinatorInput::TriggerTasksFailed { id, reason } => {
+                self.abort_pending_checkpoint(now, id, reason, false, true, &mut fx)
+            }
             CoordinatorInput::TaskFailure { subtask } => {
                 let ids: Vec<CheckpointId> = self
                     .pending

@@ -83,6 +83,13 @@ pub enum CoordinatorInput {
         id: CheckpointId,
         coordinator: String,
     },
+    /// The future of `triggerTasks` for `id` failed: a task's trigger RPC answered with a
+    /// `CheckpointException` of `reason` (a task already gone from its TaskExecutor:
+    /// TASK_CHECKPOINT_FAILURE). Aborts the checkpoint at job level, if it is still pending.
+    TriggerTasksFailed {
+        id: CheckpointId,
+        reason: CheckpointFailureReason,
+    },
     /// The `CheckpointCanceller` for `id` fired.
     ExpiryTimerFired { id: CheckpointId },
     /// `failUnacknowledgedPendingCheckpointsFor`: a task failed; pending checkpoints it has not

@@ -497,6 +497,41 @@ fn ignored_reasons_do_not_count() {
     assert_eq!(c.failure_counter(), 0);
 }
 
+/// `triggerTasks`' future failed (a trigger RPC for a task its TaskExecutor no longer knows):
+/// the checkpoint aborts at job level with the exception's reason, once. Unlike a decline with
+/// the same reason, a stop-with-savepoint is not failed for it: it resumes periodic checkpoints.
+#[test]
+fn a_failed_trigger_rpc_aborts_at_job_level() {
+    let reason = CheckpointFailureReason::TASK_CHECKPOINT_FAILURE;
+    let failed = |id| CoordinatorInput::TriggerTasksFailed { id, reason };
+    let mut c = coordinator(config(10));
+    user_trigger(&mut c, 0);
+    let fx = c.handle(MICROS_PER_MS, failed(1));
+    assert!(fx.contains(&CoordinatorEffect::CheckpointAborted { id: 1, reason }));
+    assert!(!fail_job(&fx));
+    assert!(c.pending_checkpoints().is_empty());
+    assert_eq!(
+        c.stats()
+            .get(1)
+            .and_then(|cp| cp.failure_message.as_deref()),
+        Some("Task local checkpoint failure.")
+    );
+    // The other source's RPC fails too: the checkpoint is gone already.
+    assert_eq!(c.handle(2 * MICROS_PER_MS, failed(1)), Vec::new());
+    assert_eq!(c.failure_counter(), 0);
+
+    let stop = CoordinatorInput::TriggerRequest {
+        props: CheckpointProperties::sync_savepoint(),
+    };
+    c.handle(S, stop.clone());
+    assert!(!c.is_periodic_scheduling());
+    let fx = c.handle(S + MICROS_PER_MS, failed(2));
+    assert!(!fail_job(&fx), "{fx:?}");
+    assert!(c.is_periodic_scheduling());
+    c.handle(2 * S, stop);
+    assert!(fail_job(&decline(&mut c, 2 * S, 3, reason)));
+}
+
 #[test]
 fn counted_once_per_checkpoint_id() {
     let mut fm = CheckpointFailureManager::new(5);

@@ -3,7 +3,9 @@
 
 use super::{Event, InFlightRecord, JobStatus, Simulation};
 use crate::barrier::{CheckpointBarrier, CheckpointOptions, CheckpointType};
-use crate::coordinator::{CheckpointKind, CoordinatorEffect, CoordinatorInput};
+use crate::coordinator::{
+    CheckpointFailureReason, CheckpointKind, CoordinatorEffect, CoordinatorInput,
+};
 use crate::task::Mail;
 use crate::task::TaskStateSnapshot;
 use crate::trace::TraceKind;
@@ -67,6 +69,24 @@ impl Simulation {
                 );
             }
         }
+    }
+
+    /// A trigger RPC reached the TaskExecutor of a task that has finished. Flink's `Task.doRun`
+    /// reports FINISHED (`notifyFinalState`) and the TaskExecutor unregisters the task from its
+    /// `TaskSlotTable` before it tells the JobManager (`unregisterTaskAndNotifyFinalState`), so
+    /// `TaskExecutor.triggerCheckpoint` finds no task: it answers with a failed future, "TaskManager
+    /// received a checkpoint request for unknown task …" (TASK_CHECKPOINT_FAILURE). Nothing reaches
+    /// the task and nothing declines; the coordinator aborts the checkpoint when the failure
+    /// returns (`triggerTasks`' future fails).
+    pub(super) fn trigger_for_unknown_task(&mut self, id: CheckpointId) {
+        let input = CoordinatorInput::TriggerTasksFailed {
+            id,
+            reason: CheckpointFailureReason::TASK_CHECKPOINT_FAILURE,
+        };
+        self.queue.push(
+            self.now.saturating_add(self.params.rpc_latency),
+            Event::ToCoordinator(Box::new(input)),
+        );
     }
 
     fn apply_coordinator_effect(&mut self, effect: CoordinatorEffect) {

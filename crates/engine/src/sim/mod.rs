@@ -451,6 +451,12 @@ impl Simulation {
                 }
             }
             Event::MailArrive { task, mail, urgent } => {
+                if let Mail::TriggerCheckpoint { barrier } = &*mail {
+                    if self.tasks[task as usize].status == crate::task::TaskStatus::Finished {
+                        self.trigger_for_unknown_task(barrier.id);
+                        return;
+                    }
+                }
                 self.with_task(task, |t, ctx| t.put_mail(*mail, urgent, ctx));
                 self.schedule_wake(task, self.now);
             }
