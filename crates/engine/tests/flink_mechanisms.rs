@@ -320,3 +320,63 @@ fn a_trigger_rpc_reaching_a_finished_source_aborts_the_checkpoint() {
     assert_eq!(stats.counts.in_progress, 0, "{:?}", stats.counts);
     assert_eq!(sim.coordinator.failure_counter(), 0);
 }
+
+fn large_state(backend: &str, incremental: &str) -> Scenario {
+    let mut s = preset("seed-demo").expect("preset exists");
+    for (k, v) in [
+        ("operator.datagen.rate", "100000"),
+        ("operator.datagen.keys", "1000000"),
+        ("operator.datagen.record-size", "100"),
+        ("state.backend.type", backend),
+        ("execution.checkpointing.incremental", incremental),
+    ] {
+        barrierlab_engine::scenario::apply_set(&mut s, &format!("{k}={v}")).unwrap();
+    }
+    s
+}
+
+/// `(checkpointed_size, state_size)` of every completed checkpoint, in MB (rounded down).
+fn sizes_mb(sim: &Simulation) -> Vec<(u64, u64)> {
+    let mut cps: Vec<_> = sim
+        .coordinator
+        .stats()
+        .history()
+        .filter(|cp| cp.completion_timestamp.is_some())
+        .map(|cp| (cp.id, cp.checkpointed_size() >> 20, cp.state_size() >> 20))
+        .collect();
+    cps.sort_unstable();
+    cps.into_iter().map(|(_, u, s)| (u, s)).collect()
+}
+
+/// Real Flink 2.3, the same job on RocksDB with incremental checkpoints (harness
+/// `rocksdb-incremental`): every checkpoint uploads one new L0 file a subtask (4.3-5.1 MB in
+/// all) while the state grows by as much; the checkpoint after the fourth flush uploads the
+/// compacted level again (10.7-10.8 MB, all of it). Full checkpoints upload everything.
+#[test]
+fn rocksdb_incremental_checkpoints_upload_new_files_and_the_compacted_level_every_fourth() {
+    let inc = run(large_state("rocksdb", "true"), 32);
+    let sizes = sizes_mb(&inc);
+    assert!(sizes.len() >= 6, "{sizes:?}");
+    // Checkpoints 2-4: one new L0 file each, the state grows.
+    for &(uploaded, state) in &sizes[1..4] {
+        assert!((4..=5).contains(&uploaded), "{sizes:?}");
+        assert!(state >= uploaded, "{sizes:?}");
+    }
+    assert!(sizes[2].1 >= 9 && sizes[3].1 >= 13, "{sizes:?}");
+    // Checkpoint 5: the compaction after checkpoint 4 rewrote everything.
+    assert_eq!(sizes[4].0, sizes[4].1, "{sizes:?}");
+    assert!((10..=11).contains(&sizes[4].0), "{sizes:?}");
+    let full = run(large_state("rocksdb", "false"), 32);
+    let full_sizes = sizes_mb(&full);
+    assert!(full_sizes.iter().all(|(u, s)| u == s), "{full_sizes:?}");
+    assert_eq!(
+        full_sizes.iter().map(|s| s.1).collect::<Vec<_>>(),
+        sizes.iter().map(|s| s.1).collect::<Vec<_>>(),
+        "the same files, all uploaded"
+    );
+    let report = inc.rest_report();
+    assert_eq!(
+        serde_json::to_value(&report.config).unwrap()["state_backend"],
+        "EmbeddedRocksDBStateBackend"
+    );
+}

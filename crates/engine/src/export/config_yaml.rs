@@ -170,7 +170,9 @@ pub(super) fn config_yaml(scenario: &Scenario, graph: &JobGraph, checkpoint_dir:
         "taskmanager.numberOfTaskSlots: {}  # the engine's slots per TaskManager",
         graph.slots_per_taskmanager
     );
-    out.push_str("state.backend.type: hashmap  # the engine models the heap state backend\n");
+    if !flink.iter().any(|(k, _, _)| k == "state.backend.type") {
+        out.push_str("state.backend.type: hashmap  # Flink's default, stated\n");
+    }
     out.push_str("execution.checkpointing.storage: filesystem\n");
     let _ = write!(
         out,

@@ -61,6 +61,25 @@ pub struct DebloatConfig {
     pub starting_size: u32,
 }
 
+/// `state.backend.type`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StateBackendType {
+    /// `HashMapStateBackend`: state on the heap, full snapshots.
+    HashMap,
+    /// `EmbeddedRocksDBStateBackend`.
+    RocksDb,
+}
+
+impl StateBackendType {
+    /// The class name Flink's REST API reports (`/checkpoints/config` → `state_backend`).
+    pub fn flink_class(self) -> &'static str {
+        match self {
+            StateBackendType::HashMap => "HashMapStateBackend",
+            StateBackendType::RocksDb => "EmbeddedRocksDBStateBackend",
+        }
+    }
+}
+
 /// `barrierlab.storage.profile`: the checkpoint storage's file latency and throughput.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StorageProfile {
@@ -108,6 +127,8 @@ pub struct FlinkConfig {
     pub buffer_timeout: Micros,
     pub buffer_timeout_enabled: bool,
     pub segment_size: u64,
+    /// `state.backend.type`.
+    pub state_backend: StateBackendType,
     /// `taskmanager.network.memory.buffer-debloat.*`; `None` when debloating is off.
     pub debloat: Option<DebloatConfig>,
     /// `None` for Flink's `-1`: each operator gets the default formula.
@@ -306,6 +327,10 @@ impl FlinkConfig {
             buffer_timeout_enabled: r.bool("execution.buffer-timeout.enabled"),
             segment_size: r.bytes("taskmanager.memory.segment-size"),
             debloat: read_debloat(&mut r),
+            state_backend: match r.choice("state.backend.type") {
+                Some("rocksdb") => StateBackendType::RocksDb,
+                _ => StateBackendType::HashMap,
+            },
             max_parallelism: r.opt_u32("pipeline.max-parallelism"),
             default_parallelism: r.u32("parallelism.default"),
             checkpoint_dir: r.dir("execution.checkpointing.dir"),

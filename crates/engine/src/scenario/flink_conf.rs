@@ -118,10 +118,6 @@ struct Setting {
 /// Why the simulator ignores some common keys; other keys get the plain note.
 const NOT_MODELLED_WHY: &[(&str, &str)] = &[
     (
-        "state.backend",
-        "the simulator keeps state on the heap, as the hashmap state backend does",
-    ),
-    (
         "execution.checkpointing.storage",
         "checkpoints always go to a (simulated) file system",
     ),

@@ -38,7 +38,8 @@ mod tests_flink_conf;
 mod tests_graph;
 
 pub use config::{
-    CheckpointingMode, DebloatConfig, ExternalizedCheckpointRetention, FlinkConfig, RestartStrategy,
+    CheckpointingMode, DebloatConfig, ExternalizedCheckpointRetention, FlinkConfig,
+    RestartStrategy, StateBackendType,
 };
 pub use config_keys::{
     check_value, closest_key, edit_distance, flink_path, format_thousandths, parse_thousandths,

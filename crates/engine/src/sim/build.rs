@@ -137,7 +137,7 @@ pub fn deploy(scenario: &Scenario, graph: &JobGraph) -> Result<Deployment, Strin
             let mut costs = Vec::with_capacity(v.operators.len());
             for &op in &v.operators {
                 let spec = &scenario.operators[op];
-                operators.push(Operator::new(
+                let mut op = Operator::new(
                     &spec.kind,
                     i,
                     v.parallelism,
@@ -145,8 +145,16 @@ pub fn deploy(scenario: &Scenario, graph: &JobGraph) -> Result<Deployment, Strin
                     // Stable across restarts and rescaling of other operators.
                     (v.id << 16) | i,
                     scenario.seed,
-                )?);
-                costs.push(spec.cost_per_record_micros()?);
+                )?;
+                let mut cost = spec.cost_per_record_micros()?;
+                if let (Some(k), crate::scenario::StateBackendType::RocksDb) =
+                    (op.keyed(), config.state_backend)
+                {
+                    k.rocksdb = Some(crate::state::RocksDbInstance::new(config.incremental));
+                    cost += crate::state::rocksdb::ACCESS_MICROS_PER_RECORD;
+                }
+                operators.push(op);
+                costs.push(cost);
             }
             let task_inputs = std::mem::take(&mut inputs[index as usize]);
             let n = task_inputs.len() as u32;

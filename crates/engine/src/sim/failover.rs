@@ -237,7 +237,7 @@ impl Simulation {
             let v = &self.graph.vertices[t.id.vertex as usize];
             for (pos, op) in v.operators.iter().enumerate() {
                 if let Some(cost) = self.cost_overrides.get(op) {
-                    t.costs[pos] = *cost;
+                    t.costs[pos] = *cost + t.operators[pos].state_access_micros();
                 }
             }
         }

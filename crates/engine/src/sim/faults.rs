@@ -60,7 +60,7 @@ impl Simulation {
                 for t in &mut self.tasks {
                     let v = &self.graph.vertices[t.id.vertex as usize];
                     if let Some(pos) = v.operators.iter().position(|o| *o == operator) {
-                        t.costs[pos] = cost;
+                        t.costs[pos] = cost + t.operators[pos].state_access_micros();
                     }
                 }
             }

@@ -187,7 +187,7 @@ impl Simulation {
         }
         let config = checkpoint_config_info(
             self.coordinator.config(),
-            "HashMapStateBackend",
+            self.graph.config.state_backend.flink_class(),
             "FileSystemCheckpointStorage",
         );
         RestReport {

@@ -98,6 +98,16 @@ impl<K: Ord + Hash + Clone, N: Ord + Hash + Clone, V: Clone> CopyOnWriteStateMap
         self.snapshot_versions.iter().copied()
     }
 
+    /// Entries written since the last snapshot (stamped with the current version): what a
+    /// RocksDB memtable would hold since its last flush.
+    pub fn written_since_snapshot(&self) -> impl Iterator<Item = (&K, &N)> {
+        let version = self.state_version;
+        self.entries
+            .iter()
+            .filter(move |(_, e)| e.state_version == version)
+            .map(|((k, n), _)| (k, n))
+    }
+
     pub fn counters(&self) -> CowCounters {
         CowCounters {
             entries: self.entries.len() as u64,

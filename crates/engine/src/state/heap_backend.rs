@@ -285,6 +285,23 @@ impl HeapKeyedStateBackend {
             .flat_map(|m| m.iter().map(|(k, n, v)| (k, n, *v)))
     }
 
+    /// Entries written since the last snapshot, and their serialized bytes: the RocksDB
+    /// backend's memtable at the next checkpoint's flush.
+    pub fn written_since_snapshot(&self) -> (u64, u64) {
+        let mut entries = 0;
+        let mut bytes = 0;
+        for table in &self.tables {
+            for kg in self.key_group_range.iter() {
+                let Some(map) = table.map(kg) else { continue };
+                for (key, namespace) in map.written_since_snapshot() {
+                    entries += 1;
+                    bytes += table.entry_bytes(key, namespace);
+                }
+            }
+        }
+        (entries, bytes)
+    }
+
     /// Totals over all tables, for a UI.
     pub fn counters(&self) -> CowCounters {
         self.tables.iter().fold(CowCounters::default(), |a, t| {

@@ -15,6 +15,8 @@
 //! - [`meta_info`]: header sizes (`StateMetaInfoSnapshot`, serialization proxies).
 //! - [`operator_state`]: [`OperatorStateBackend`] — list state, snapshot, round-robin
 //!   redistribution.
+//! - [`rocksdb`]: [`RocksDbInstance`] — the `EmbeddedRocksDBStateBackend`'s files (memtable
+//!   flushes, L0, compaction) and what a full or incremental checkpoint uploads of them.
 
 pub mod cow_state_map;
 pub mod heap_backend;
@@ -23,6 +25,7 @@ pub mod key_group;
 pub mod key_group_range_offsets;
 pub mod meta_info;
 pub mod operator_state;
+pub mod rocksdb;
 pub mod state_table;
 
 pub use cow_state_map::{
@@ -41,4 +44,5 @@ pub use operator_state::{
     redistribute, DistributionMode, ListElement, ListStateSnapshot, OperatorStateBackend,
     OperatorStateSnapshot,
 };
+pub use rocksdb::{RocksCheckpoint, RocksDbInstance, SstFile};
 pub use state_table::{Namespace, StateTable, ValueStateDescriptor};

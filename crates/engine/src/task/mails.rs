@@ -76,6 +76,9 @@ impl StreamTask {
                         for c in running {
                             k.backend.release_snapshot(c);
                         }
+                        if let Some(r) = k.rocksdb.as_mut() {
+                            r.complete(id);
+                        }
                     }
                 }
                 if self.final_checkpoint.is_some_and(|f| id >= f) {
@@ -94,6 +97,9 @@ impl StreamTask {
                 for op in &mut self.operators {
                     if let Some(k) = op.keyed() {
                         k.backend.release_snapshot(id);
+                        if let Some(r) = k.rocksdb.as_mut() {
+                            r.abort(id);
+                        }
                     }
                 }
                 10

@@ -58,11 +58,16 @@ impl TaskParams {
         let write = if bytes < self.inline_threshold {
             0
         } else {
-            self.storage_write_latency
-                + (u128::from(bytes) * u128::from(MICROS_PER_SEC)
-                    / u128::from(self.storage_write_throughput.max(1))) as Micros
+            self.file_write(bytes)
         };
         checkpointing::ASYNC_BASE + serialize + write
+    }
+
+    /// Creating, writing and closing one file of `bytes` on checkpoint storage.
+    pub fn file_write(&self, bytes: u64) -> Micros {
+        self.storage_write_latency
+            + (u128::from(bytes) * u128::from(MICROS_PER_SEC)
+                / u128::from(self.storage_write_throughput.max(1))) as Micros
     }
 }
 

@@ -149,6 +149,8 @@ const WINDOW_SUM_STATE: &str = "window-sum";
 pub struct Keyed {
     pub backend: HeapKeyedStateBackend,
     pub state: StateId,
+    /// With `state.backend.type: rocksdb`: the instance's files. The entries stay in `backend`.
+    pub rocksdb: Option<crate::state::RocksDbInstance>,
 }
 
 impl Keyed {
@@ -162,7 +164,11 @@ impl Keyed {
         let state = backend.register_value_state(desc)?;
         // Keyed process functions and windows register Flink's user-timer service.
         backend.register_timer_service("user-timers");
-        Ok(Keyed { backend, state })
+        Ok(Keyed {
+            backend,
+            state,
+            rocksdb: None,
+        })
     }
 
     /// Replaces the state with the key groups of `range` from `snapshots` (of the operator's
@@ -174,6 +180,12 @@ impl Keyed {
         snapshots: &[KeyedStateSnapshot],
     ) -> Result<(), String> {
         self.backend = HeapKeyedStateBackend::restore(max_parallelism, range, snapshots)?;
+        if let Some(r) = self.rocksdb.as_mut() {
+            let rescaled = !matches!(snapshots, [one] if one.key_group_range == range);
+            let counters = self.backend.counters();
+            let bytes: u64 = snapshots.iter().map(|s| s.state_size).sum();
+            r.restored(counters.entries, bytes, rescaled);
+        }
         self.state = [COUNT_STATE, WINDOW_SUM_STATE]
             .into_iter()
             .find_map(|name| self.backend.state_id(name))
@@ -450,6 +462,15 @@ impl Operator {
     }
 
     /// Keyed snapshot of this operator, if it has keyed state.
+    /// What state access adds to each record's cost beyond the heap's: RocksDB's reads and
+    /// writes through JNI.
+    pub fn state_access_micros(&self) -> Micros {
+        match self.keyed_ref() {
+            Some(k) if k.rocksdb.is_some() => crate::state::rocksdb::ACCESS_MICROS_PER_RECORD,
+            _ => 0,
+        }
+    }
+
     pub fn snapshot_keyed(&mut self, id: CheckpointId) -> Option<KeyedStateSnapshot> {
         self.keyed().map(|k| k.backend.snapshot(id))
     }

@@ -1,0 +1,430 @@
+//! `EmbeddedRocksDBStateBackend` as checkpoints see it (seed 000 §5's table, issue #14). Writes go
+//! to a memtable; a checkpoint's sync phase flushes it into a new level-0 SST file and takes a
+//! native checkpoint (hard links, `takeDBNativeCheckpoint`). The fourth L0 file starts a
+//! compaction into level 1, which rewrites everything it merges and finishes in the background,
+//! after the checkpoint listed its files; a level over its target size moves down the same way.
+//! - incremental (`RocksIncrementalSnapshotStrategy`): uploads only the SST files the last
+//!   completed checkpoint did not hold;
+//! - full (`RocksNativeFullSnapshotStrategy`, Flink 2.x's default for checkpoints): the same
+//!   native checkpoint, every file uploaded each time;
+//! - a savepoint in the canonical format (`RocksFullSnapshotStrategy`): every entry iterated
+//!   from a RocksDB snapshot into one stream, no flush.
+//!
+//! The entries themselves stay in the heap backend ([`super::HeapKeyedStateBackend`]), which
+//! the simulator reads, verifies and restores; this module keeps the files and their sizes,
+//! which decide what a RocksDB checkpoint costs and weighs.
+//!
+//! Measured against Flink 2.3 (harness `rocksdb-incremental`: 100 000 records/s over 1 M keys,
+//! two subtasks): one L0 file of ~2.35 MB a checkpoint and subtask, the whole compacted level
+//! (~5 MB a subtask) uploaded again every fourth checkpoint.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+
+use crate::types::CheckpointId;
+
+/// RocksDB's `level0_file_num_compaction_trigger`.
+pub const LEVEL0_COMPACTION_TRIGGER: usize = 4;
+/// `max_bytes_for_level_base` (Flink's `state.backend.rocksdb.compaction.level.max-size-level-base`).
+pub const MAX_BYTES_FOR_LEVEL_BASE: u64 = 256 << 20;
+/// `max_bytes_for_level_multiplier`.
+pub const LEVEL_MULTIPLIER: u64 = 10;
+/// `target_file_size_base` (`state.backend.rocksdb.compaction.level.target-file-size-base`):
+/// compaction output is cut into files of about this size.
+pub const TARGET_FILE_SIZE_BASE: u64 = 64 << 20;
+/// Per SST file: footer, index and properties blocks.
+pub const SST_FILE_OVERHEAD: u64 = 4 << 10;
+/// SST bytes per 100 bytes of the entries as the heap backend serializes them. A flushed file
+/// keeps every entry's sequence number; compaction into the bottommost level zeroes them, and
+/// the compressed blocks shrink. Real Flink 2.3 (harness `rocksdb-incremental`, against the
+/// simulator's heap bytes): an L0 file ~0.93 times the heap bytes of its entries, the compacted
+/// level ~0.59 times.
+pub const SST_PERCENT_FLUSHED: u64 = 93;
+pub const SST_PERCENT_BOTTOMMOST: u64 = 59;
+/// Reading and writing one keyed state value through RocksDB (JNI, serializing key and value)
+/// instead of the heap, per record: Flink 2.3's keyed count at 50 000 records/s a subtask is
+/// 0.64-0.72 busy on RocksDB and 0.08 on the heap (harness `rocksdb-*`, `large-state`). Flink's
+/// own difference is ~12 µs; 6 µs over the simulator's default heap costs (8 µs for that chain,
+/// themselves high: a known gap) gives the busy time Flink shows with RocksDB.
+pub const ACCESS_MICROS_PER_RECORD: u64 = 6;
+/// Files a checkpoint uploads besides the SSTs: MANIFEST, CURRENT and the ~21 KB OPTIONS file
+/// Flink's options produce.
+pub const MISC_FILES_BYTES: u64 = 22 << 10;
+
+/// One SST file of the instance.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SstFile {
+    /// RocksDB's file number (`000042.sst`).
+    pub number: u64,
+    pub level: u8,
+    pub entries: u64,
+    pub bytes: u64,
+}
+
+impl SstFile {
+    pub fn name(&self) -> String {
+        format!("{:06}.sst", self.number)
+    }
+}
+
+/// How a RocksDB snapshot is taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub enum RocksSnapshotKind {
+    /// `RocksIncrementalSnapshotStrategy`.
+    #[default]
+    Incremental,
+    /// `RocksNativeFullSnapshotStrategy`: native files, all uploaded.
+    NativeFull,
+    /// `RocksFullSnapshotStrategy`: a canonical savepoint, entries iterated into a stream.
+    Canonical,
+}
+
+/// What one checkpoint of an instance holds and writes.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+pub struct RocksCheckpoint {
+    pub kind: RocksSnapshotKind,
+    /// Native snapshots: every live SST at the native checkpoint (`_metadata` lists a handle
+    /// for each); canonical: none.
+    pub files: Vec<SstFile>,
+    /// Native snapshots: the numbers of the files this checkpoint uploaded (incremental: the
+    /// rest are placeholders for files the last completed checkpoint holds).
+    pub uploaded: Vec<u64>,
+    /// Entries the sync phase flushed from the memtable (native snapshots).
+    pub flushed_entries: u64,
+    /// Entries a canonical snapshot iterates.
+    pub iterated_entries: u64,
+    /// `checkpointed_size`: what this checkpoint wrote.
+    pub checkpointed_size: u64,
+    /// `state_size`: everything the checkpoint refers to.
+    pub state_size: u64,
+}
+
+impl RocksCheckpoint {
+    /// Sizes of the files the async phase writes, one per upload (or the one full stream).
+    pub fn upload_sizes(&self) -> Vec<u64> {
+        if self.kind == RocksSnapshotKind::Canonical {
+            return vec![self.checkpointed_size];
+        }
+        let mut sizes: Vec<u64> = self
+            .files
+            .iter()
+            .filter(|f| self.uploaded.contains(&f.number))
+            .map(|f| f.bytes)
+            .collect();
+        sizes.push(MISC_FILES_BYTES);
+        sizes
+    }
+}
+
+/// One subtask's RocksDB instance: its SST files by level, and which of them the last
+/// completed checkpoint holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RocksDbInstance {
+    incremental: bool,
+    next_file: u64,
+    /// `levels[0]` is L0, newest file last.
+    levels: Vec<Vec<SstFile>>,
+    /// Files of the last completed checkpoint: an incremental checkpoint does not upload them
+    /// again (`lastCompletedCheckpointId`'s uploaded SST files).
+    confirmed: BTreeSet<u64>,
+    /// Live files of checkpoints not yet completed.
+    pending: BTreeMap<CheckpointId, BTreeSet<u64>>,
+}
+
+impl RocksDbInstance {
+    pub fn new(incremental: bool) -> Self {
+        RocksDbInstance {
+            incremental,
+            next_file: 1,
+            levels: vec![Vec::new(), Vec::new()],
+            confirmed: BTreeSet::new(),
+            pending: BTreeMap::new(),
+        }
+    }
+
+    pub fn incremental(&self) -> bool {
+        self.incremental
+    }
+
+    /// The SST files by level.
+    pub fn levels(&self) -> &[Vec<SstFile>] {
+        &self.levels
+    }
+
+    fn live_bytes(&self) -> u64 {
+        self.levels.iter().flatten().map(|f| f.bytes).sum()
+    }
+
+    /// A new SST file of `entries` whose heap serialization is `bytes`, at `percent` of it.
+    fn new_file(&mut self, level: u8, entries: u64, bytes: u64, percent: u64) -> SstFile {
+        let f = SstFile {
+            number: self.next_file,
+            level,
+            entries,
+            bytes: bytes * percent / 100 + SST_FILE_OVERHEAD,
+        };
+        self.next_file += 1;
+        f
+    }
+
+    /// The memtable's `entries` (`bytes` serialized) become a new L0 file.
+    fn flush(&mut self, entries: u64, bytes: u64) {
+        if entries > 0 {
+            let f = self.new_file(0, entries, bytes, SST_PERCENT_FLUSHED);
+            self.levels[0].push(f);
+        }
+    }
+
+    /// Background compaction until no level is over its trigger. `live_*` is the whole state:
+    /// a compaction's output holds each key once.
+    fn compact_as_needed(&mut self, live_entries: u64, live_bytes: u64) {
+        if self.levels[0].len() >= LEVEL0_COMPACTION_TRIGGER {
+            self.compact(0, live_entries, live_bytes);
+        }
+        let mut level = 1;
+        while level < self.levels.len() {
+            let target = MAX_BYTES_FOR_LEVEL_BASE * LEVEL_MULTIPLIER.pow(level as u32 - 1);
+            let size: u64 = self.levels[level].iter().map(|f| f.bytes).sum();
+            if size > target {
+                self.compact(level, live_entries, live_bytes);
+            }
+            level += 1;
+        }
+    }
+
+    /// Merges all of `level` with the next level into new files there. Keys are spread over
+    /// the whole key range, so every file overlaps every other: the merge takes the whole next
+    /// level, and its output holds each live key once.
+    fn compact(&mut self, level: usize, live_entries: u64, live_bytes: u64) {
+        if self.levels.len() <= level + 1 {
+            self.levels.push(Vec::new());
+        }
+        let mut inputs = std::mem::take(&mut self.levels[level]);
+        inputs.append(&mut self.levels[level + 1]);
+        let entries_in: u64 = inputs.iter().map(|f| f.entries).sum();
+        let entries = entries_in.min(live_entries);
+        let bytes = if live_entries == 0 {
+            0
+        } else {
+            (u128::from(live_bytes) * u128::from(entries) / u128::from(live_entries)) as u64
+        };
+        let bottommost = self.levels[level + 2..].iter().all(Vec::is_empty);
+        let percent = if bottommost {
+            SST_PERCENT_BOTTOMMOST
+        } else {
+            SST_PERCENT_FLUSHED
+        };
+        let files = (bytes * percent / 100)
+            .div_ceil(TARGET_FILE_SIZE_BASE)
+            .max(1);
+        for i in 0..files {
+            let share = |total: u64| total / files + u64::from(i < total % files);
+            let f = self.new_file(level as u8 + 1, share(entries), share(bytes), percent);
+            self.levels[level + 1].push(f);
+        }
+    }
+
+    /// The sync phase of checkpoint `id` (a savepoint when `savepoint`). Native: flush the
+    /// memtable (`written_*`: the entries written since the last flush), link the live files,
+    /// upload all of them or (incremental) those the last completed checkpoint does not hold;
+    /// a compaction the flush started runs after. Canonical savepoint: a RocksDB snapshot now,
+    /// every entry iterated into one stream in the async phase (`live_bytes` serialized).
+    pub fn checkpoint(
+        &mut self,
+        id: CheckpointId,
+        savepoint: bool,
+        written: (u64, u64),
+        live_entries: u64,
+        live_bytes: u64,
+    ) -> RocksCheckpoint {
+        if savepoint {
+            return RocksCheckpoint {
+                kind: RocksSnapshotKind::Canonical,
+                iterated_entries: live_entries,
+                checkpointed_size: live_bytes,
+                state_size: live_bytes,
+                ..RocksCheckpoint::default()
+            };
+        }
+        let kind = if self.incremental {
+            RocksSnapshotKind::Incremental
+        } else {
+            RocksSnapshotKind::NativeFull
+        };
+        self.flush(written.0, written.1);
+        let files: Vec<SstFile> = self.levels.iter().flatten().cloned().collect();
+        let uploaded: Vec<u64> = files
+            .iter()
+            .map(|f| f.number)
+            .filter(|n| kind == RocksSnapshotKind::NativeFull || !self.confirmed.contains(n))
+            .collect();
+        let new_bytes: u64 = files
+            .iter()
+            .filter(|f| uploaded.contains(&f.number))
+            .map(|f| f.bytes)
+            .sum();
+        self.pending
+            .insert(id, files.iter().map(|f| f.number).collect());
+        let cp = RocksCheckpoint {
+            kind,
+            flushed_entries: written.0,
+            checkpointed_size: new_bytes + MISC_FILES_BYTES,
+            state_size: self.live_bytes() + MISC_FILES_BYTES,
+            uploaded,
+            files,
+            iterated_entries: 0,
+        };
+        self.compact_as_needed(live_entries, live_bytes);
+        cp
+    }
+
+    /// `notifyCheckpointComplete`: the next incremental checkpoint reuses this one's files.
+    pub fn complete(&mut self, id: CheckpointId) {
+        if let Some(files) = self.pending.remove(&id) {
+            self.confirmed = files;
+        }
+        self.pending.retain(|&p, _| p > id);
+    }
+
+    /// `notifyCheckpointAborted`: its uploads are not confirmed.
+    pub fn abort(&mut self, id: CheckpointId) {
+        self.pending.remove(&id);
+    }
+
+    /// Restored from a checkpoint: the downloaded files are the instance's (one compacted
+    /// level); without rescaling they are the restored checkpoint's own, so the next
+    /// incremental checkpoint need not upload them again. A rescaled subtask ingests key-group
+    /// ranges into new files, which the next checkpoint uploads.
+    pub fn restored(&mut self, entries: u64, bytes: u64, rescaled: bool) {
+        *self = RocksDbInstance::new(self.incremental);
+        if entries == 0 {
+            return;
+        }
+        let f = self.new_file(1, entries, bytes, SST_PERCENT_BOTTOMMOST);
+        if !rescaled {
+            self.confirmed.insert(f.number);
+        }
+        self.levels[1].push(f);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MB: u64 = 1 << 20;
+
+    #[test]
+    fn every_checkpoint_flushes_one_l0_file_and_uploads_only_what_is_new() {
+        let mut r = RocksDbInstance::new(true);
+        let a = r.checkpoint(1, false, (1000, MB), 1000, MB);
+        assert_eq!(a.files.len(), 1);
+        assert_eq!(a.uploaded, [1]);
+        assert_eq!(
+            a.checkpointed_size,
+            MB * 93 / 100 + SST_FILE_OVERHEAD + MISC_FILES_BYTES
+        );
+        r.complete(1);
+        let b = r.checkpoint(2, false, (500, MB / 2), 1200, MB + MB / 5);
+        assert_eq!(b.files.len(), 2);
+        assert_eq!(b.uploaded, [2], "file 1 is held by checkpoint 1");
+        assert_eq!(
+            b.checkpointed_size,
+            MB / 2 * 93 / 100 + SST_FILE_OVERHEAD + MISC_FILES_BYTES
+        );
+        assert_eq!(
+            b.state_size,
+            MB * 93 / 100 + MB / 2 * 93 / 100 + 2 * SST_FILE_OVERHEAD + MISC_FILES_BYTES
+        );
+    }
+
+    #[test]
+    fn an_unconfirmed_checkpoint_s_files_are_uploaded_again() {
+        let mut r = RocksDbInstance::new(true);
+        r.checkpoint(1, false, (1000, MB), 1000, MB);
+        r.abort(1);
+        let b = r.checkpoint(2, false, (10, 10_000), 1000, MB);
+        assert_eq!(b.uploaded, [1, 2]);
+    }
+
+    #[test]
+    fn the_fourth_l0_file_compacts_everything_into_level_1() {
+        let mut r = RocksDbInstance::new(true);
+        let mut uploads = Vec::new();
+        for id in 1..=9 {
+            let cp = r.checkpoint(id, false, (200_000, 2 * MB), 480_000, 5 * MB);
+            r.complete(id);
+            uploads.push((
+                cp.uploaded.len(),
+                cp.files.len(),
+                cp.checkpointed_size == cp.state_size,
+            ));
+        }
+        // Checkpoint 4 lists four L0 files and starts a compaction that ends after it:
+        // checkpoint 5 uploads the new level 1 whole, with its own L0 file. Again at 8 and 9.
+        assert_eq!(uploads[0], (1, 1, true));
+        assert_eq!(uploads[3], (1, 4, false));
+        assert_eq!(uploads[4], (2, 2, true));
+        assert_eq!(uploads[5], (1, 3, false));
+        assert_eq!(uploads[7], (1, 5, false));
+        assert_eq!(uploads[8], (2, 2, true));
+        let l1 = &r.levels()[1];
+        assert_eq!(l1.len(), 1);
+        assert_eq!(
+            l1[0].entries, 480_000,
+            "the compaction holds each live key once"
+        );
+        assert_eq!(l1[0].bytes, 5 * MB * 59 / 100 + SST_FILE_OVERHEAD);
+    }
+
+    #[test]
+    fn a_level_over_its_target_moves_down_in_target_sized_files() {
+        let mut r = RocksDbInstance::new(true);
+        for id in 1..=4 {
+            r.checkpoint(id, false, (10_000_000, 200 * MB), 30_000_000, 600 * MB);
+        }
+        // The compacted L1 (354 MB: 59 % of 600) is over the 256 MB base: it moves to L2,
+        // cut into 64 MB files.
+        assert!(r.levels()[1].is_empty());
+        assert_eq!(r.levels()[2].len(), 6);
+        assert_eq!(
+            r.levels()[2].iter().map(|f| f.entries).sum::<u64>(),
+            30_000_000
+        );
+    }
+
+    #[test]
+    fn a_full_checkpoint_uploads_every_native_file_and_a_savepoint_iterates() {
+        let mut r = RocksDbInstance::new(false);
+        r.checkpoint(1, false, (1000, MB), 1000, MB);
+        r.complete(1);
+        let cp = r.checkpoint(2, false, (500, MB / 2), 1200, MB);
+        assert_eq!(cp.kind, RocksSnapshotKind::NativeFull);
+        assert_eq!(cp.uploaded, [1, 2], "nothing is reused");
+        assert_eq!(cp.checkpointed_size, cp.state_size);
+        let sp = r.checkpoint(3, true, (0, 0), 1200, 10_000);
+        assert_eq!(sp.kind, RocksSnapshotKind::Canonical);
+        assert!(sp.files.is_empty());
+        assert_eq!((sp.checkpointed_size, sp.iterated_entries), (10_000, 1200));
+        assert_eq!(sp.upload_sizes(), [10_000]);
+    }
+
+    #[test]
+    fn a_restore_without_rescaling_keeps_its_files_uploaded() {
+        let mut r = RocksDbInstance::new(true);
+        r.restored(1000, MB, false);
+        let cp = r.checkpoint(7, false, (0, 0), 1000, MB);
+        assert!(cp.uploaded.is_empty());
+        assert_eq!(cp.checkpointed_size, MISC_FILES_BYTES);
+        let mut rescaled = RocksDbInstance::new(true);
+        rescaled.restored(1000, MB, true);
+        assert_eq!(
+            rescaled
+                .checkpoint(7, false, (0, 0), 1000, MB)
+                .uploaded
+                .len(),
+            1
+        );
+    }
+}
