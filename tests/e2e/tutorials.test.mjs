@@ -59,6 +59,17 @@ const EXPECT = {
     { stop: /completed 3 in/, checkpoint: 3, highlight: false },
     { stop: /completed 5 in/, checkpoint: 5, highlight: false },
   ],
+  debloating: [
+    { stop: /completed 4 in/, checkpoint: 4, highlight: false },
+    { stop: /completed 2 in/, checkpoint: 2, highlight: false },
+    { stop: /completed 5 in/, checkpoint: 5, highlight: false },
+  ],
+  'state-backends': [
+    { stop: /completed 4 in/, checkpoint: 4, highlight: false },
+    { stop: /completed 4 in/, checkpoint: 4, highlight: false },
+    { stop: /completed 4 in/, checkpoint: 4, highlight: false },
+    { stop: /completed 5 in/, checkpoint: 5, highlight: false },
+  ],
 };
 
 async function atStep(page, id, n) {
@@ -109,7 +120,7 @@ async function checkStep(page, id, n) {
   return null;
 }
 
-test('the picker lists the six tutorials and opens one', async () => {
+test('the picker lists the eight tutorials and opens one', async () => {
   const { page, errors } = await openPage(browser, site.url);
   await page.waitForSelector('#barrierlab', { timeout: 15000 });
   await page.click('#tutorials-open');
@@ -182,7 +193,7 @@ test('bad tutorial links say why and show the picker', async () => {
   const { page, errors } = await openPage(browser, `${site.url}#tutorial=nope&step=1`);
   await page.waitForSelector('#tutorial-error', { timeout: 15000 });
   assert.match(await text(page, '#tutorial-error'), /There is no tutorial “nope”.*who-triggers/);
-  assert.equal(await page.locator('.tutorial-pick').count(), 6);
+  assert.equal(await page.locator('.tutorial-pick').count(), 8);
   await screenshot(page, 'tutorial-bad-id');
   await page.evaluate(() => { location.hash = '#tutorial=alignment&step=9'; });
   await page.waitForFunction(() => /has 4 steps; there is no step 9/.test(document.querySelector('#tutorial-error')?.textContent ?? ''), null, { timeout: 5000 });

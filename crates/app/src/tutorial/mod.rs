@@ -112,6 +112,14 @@ const BUILT_IN: &[(&str, &str)] = &[
         "experiment.json",
         include_str!("../../tutorials/experiment.json"),
     ),
+    (
+        "debloating.json",
+        include_str!("../../tutorials/debloating.json"),
+    ),
+    (
+        "state-backends.json",
+        include_str!("../../tutorials/state-backends.json"),
+    ),
 ];
 
 /// The built-in tutorials, parsed once (a broken built-in file is a bug the native tests catch).

@@ -24,7 +24,7 @@ fn completed(sim: &Simulation, id: u64) -> (u64, u64) {
 
 #[test]
 fn every_step_reaches_its_condition_deterministically() {
-    assert_eq!(built_in().len(), 6, "every built-in tutorial file parses");
+    assert_eq!(built_in().len(), 8, "every built-in tutorial file parses");
     for t in built_in() {
         let mut last = (None, 0, String::new());
         for (k, step) in t.steps.iter().enumerate() {
