@@ -257,7 +257,7 @@ jq -n \
               "subtasks", "backpressure", "metrics", "metrics_aggregated") as $k
         ({}; if $b | has($k) then . + {($k): $b[$k]} else . end)' >"$WORK/bundle.json"
 
-say "job $JOB (Flink ${FLINK_VERSION:-version unknown}): $(wc -l <"$WORK/detailed" | tr -d ' ') of $N checkpoints in detail; $(wc -l <"$WORK/failed" | tr -d ' ') requests failed, $(wc -l <"$WORK/skipped" | tr -d ' ') skipped"
+say "job $JOB (Flink ${FLINK_VERSION:-version unknown}): $(wc -l <"$WORK/detailed" | tr -d ' ') of $N checkpoints in detail; requests: $(wc -l <"$WORK/failed" | tr -d ' ') failed, $(wc -l <"$WORK/skipped" | tr -d ' ') skipped"
 if [ -n "$OUT" ]; then
     # Whole or not at all: a half-written bundle would read as truncated.
     cp "$WORK/bundle.json" "$OUT.partial" && mv "$OUT.partial" "$OUT"

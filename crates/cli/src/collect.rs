@@ -595,7 +595,7 @@ impl Collector {
         let skipped = self.skipped.lock().expect("not poisoned").clone();
         eprintln!(
             "barrierlab collect: job {} ({} vertices, Flink {}): {} of {} checkpoints in \
-             detail{}, backpressure of {} and metrics of {} vertices; {} requests failed, {} \
+             detail{}, backpressure of {} and metrics of {} vertices; requests: {} failed, {} \
              skipped",
             self.job,
             vertices.len(),

@@ -505,7 +505,7 @@ fn partial_failures_are_listed_in_the_header_and_on_stderr() {
         let shown = path.split("?get=").next().unwrap();
         assert!(stderr.contains(shown), "{path} not on stderr: {stderr}");
     }
-    assert!(stderr.contains("4 requests failed"), "{stderr}");
+    assert!(stderr.contains("requests: 4 failed"), "{stderr}");
     // The reader takes it, with the failures as notes.
     let b = read_bundle(&bundle.to_string()).unwrap();
     assert_eq!(
