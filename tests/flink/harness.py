@@ -532,9 +532,32 @@ class Collector:
             self.save(f"samples-{k}.json", v)
 
 
+# `--collect`: each real run's still-running job through `barrierlab collect` and
+# `collect --check` (docs/collect.md). What was checked, and what failed.
+COLLECTED: list[str] = []
+COLLECT_FAILURES: list[str] = []
+
+
+def collect_bundle(bl: str, base: str, job: str, out: Path) -> None:
+    """`barrierlab collect` against the running job into out/collect-bundle.json, then
+    `collect --check`: the bundle must read, hold the job and at least one checkpoint's details."""
+    bundle = out / "collect-bundle.json"
+    try:
+        run_cmd([bl, "collect", "--rest", base, "--job", job, "--checkpoints", "3",
+                 "--out", str(bundle)], timeout=120)
+        run_cmd([bl, "collect", "--check", str(bundle)], timeout=60)
+        body = json.loads(bundle.read_text())
+        if not body.get("details"):
+            raise RuntimeError("no checkpoint details in the bundle")
+        COLLECTED.append(str(bundle))
+    except Exception as e:  # noqa: BLE001
+        COLLECT_FAILURES.append(f"{out}: {e}")
+
+
 def real_run(job_dir: Path, out: Path, seconds: int, run_no: int, start_timeout: float,
-             origin: str = "") -> dict:
-    """Runs DIR/run.sh once, collects REST for `seconds` after submission, kills it."""
+             origin: str = "", collect_with: str | None = None) -> dict:
+    """Runs DIR/run.sh once, collects REST for `seconds` after submission, kills it.
+    With `collect_with` (a barrierlab binary), also `collect`s the job before killing it."""
     out.mkdir(parents=True, exist_ok=True)
     for old in out.iterdir():
         old.unlink()
@@ -598,6 +621,8 @@ def real_run(job_dir: Path, out: Path, seconds: int, run_no: int, start_timeout:
             time.sleep(max(0.0, min(1.0, seconds - (time.monotonic() - found["t"]))))
         col.final()
         meta["collected_after_s"] = round(time.monotonic() - found["t"], 3)
+        if collect_with:
+            collect_bundle(collect_with, found["base"], found["job"], out)
     finally:
         kill_group(proc)
         th.join(timeout=2)
@@ -1266,6 +1291,9 @@ def main() -> int:
     ap.add_argument("--list", action="store_true", help="list the scenarios and exit")
     ap.add_argument("--dump", action="store_true",
                     help="print every saved real run per checkpoint and subtask (Markdown), exit")
+    ap.add_argument("--collect", action="store_true",
+                    help="after each real run, `barrierlab collect` the still-running job and "
+                         "check the bundle with `collect --check` (CI passes it)")
     args = ap.parse_args()
 
     explicit_seconds = args.seconds is not None
@@ -1348,7 +1376,7 @@ def main() -> int:
                           flush=True)
                     try:
                         meta = real_run(job_dir, run_dir, seconds, n, args.start_timeout,
-                                        export_cmd)
+                                        export_cmd, bl if args.collect else None)
                         print(f"[{sc.name}]   job {meta['job']}: JOB line after "
                               f"{meta['launch_to_job_line_s']} s, run wall {meta['wall_s']} s",
                               flush=True)
@@ -1489,13 +1517,19 @@ def main() -> int:
         print(f"not judged (machine too slow for millisecond-scale durations): {unjudged}")
     for line in failed_rows:
         print(f"FAIL {line}")
+    if args.collect:
+        print(f"collect: {len(COLLECTED)} bundle(s) collected from running jobs and read back, "
+              f"{len(COLLECT_FAILURES)} failed")
+        for line in COLLECT_FAILURES:
+            print(f"FAIL collect {line}")
+    collect_failed = bool(COLLECT_FAILURES) and not args.report_only
     if any_fail and not args.report_only:
         print("differential harness: FAIL (the rows above)")
         print(f"harness: {verdicts.count('ok')} passed, {verdicts.count('FAIL')} failed")
         return 1
     print("differential harness: " + ("FAIL (report only)" if any_fail else "ok"))
     print(f"harness: {verdicts.count('ok')} passed, {verdicts.count('FAIL')} failed")
-    return 0
+    return 1 if collect_failed else 0
 
 
 def provenance(sc_out: Path) -> str:

@@ -9,6 +9,8 @@ use clap::{Parser, Subcommand};
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod bench;
+#[cfg(not(target_arch = "wasm32"))]
+mod collect;
 mod export;
 mod fuzz;
 mod fuzz_scenarios;
@@ -46,6 +48,10 @@ enum Command {
     FuzzScenarios(fuzz_scenarios::FuzzScenariosArgs),
     /// Write a scenario as a runnable Flink 2.3 DataStream job (Java, config.yaml, run.sh).
     Export(export::ExportArgs),
+    /// Read a running Flink 2.x job's checkpoint statistics, metrics and plan from its REST API
+    /// into one bundle (docs/collect.md); `--check FILE` reads a bundle back.
+    #[cfg(not(target_arch = "wasm32"))]
+    Collect(collect::CollectArgs),
 }
 
 fn main() -> ExitCode {
@@ -57,6 +63,8 @@ fn main() -> ExitCode {
         Command::Share(args) => share::run(args),
         Command::FuzzLinks(args) => fuzz::run(args),
         Command::FuzzScenarios(args) => fuzz_scenarios::run(args),
+        #[cfg(not(target_arch = "wasm32"))]
+        Command::Collect(args) => collect::run(args),
         Command::Export(args) => {
             return match export::run(args) {
                 Ok(()) => ExitCode::SUCCESS,

@@ -7,6 +7,7 @@ pub mod barrier;
 pub mod channel_state;
 pub mod coordinator;
 pub mod export;
+pub mod import;
 pub mod network;
 pub mod replay;
 pub mod scenario;

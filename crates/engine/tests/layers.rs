@@ -49,6 +49,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("replay", &["barrier", "coordinator", "scenario", "stats"]),
     ("export", &["scenario"]),
     ("share", &["scenario"]),
+    ("import", &[]),
 ];
 
 const MODULES: &[&str] = &[
@@ -56,6 +57,7 @@ const MODULES: &[&str] = &[
     "channel_state",
     "coordinator",
     "export",
+    "import",
     "network",
     "replay",
     "scenario",

@@ -1,0 +1,18 @@
+//! A real Flink job's checkpoint statistics, brought in: the bundle `barrierlab collect` writes
+//! from a live Flink 2.x REST API (docs/collect.md), read into typed structs.
+//!
+//! `rest` holds Flink's REST bodies as types for input (tolerant: unknown fields are ignored,
+//! fields Flink may leave out have defaults); `bundle` the bundle's header, the reader
+//! ([`read_bundle`]) and its errors. Pure: text in, values out; no I/O, so the playground reads
+//! the same bundles in the browser.
+
+pub mod bundle;
+pub mod rest;
+
+#[cfg(test)]
+mod tests;
+
+pub use bundle::{
+    read_bundle, short_request, BundleError, BundleHeader, FailedRequest, JobBundle,
+    SkippedRequest, BUNDLE_KEY, FORMAT_VERSION,
+};
