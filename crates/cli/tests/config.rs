@@ -34,7 +34,7 @@ fn a_real_config_yaml_changes_the_run_and_warns_about_the_rest() {
     let config = dir.join("config.yaml");
     std::fs::write(
         &config,
-        "jobmanager:\n  rpc:\n    address: localhost\nstate.backend.type: rocksdb\nparallelism.default: 4\ntaskmanager:\n  numberOfTaskSlots: 2\nexecution.checkpointing.dir: file:///data/checkpoints\n",
+        "jobmanager:\n  rpc:\n    address: localhost\nexecution.checkpointing.storage: jobmanager\nparallelism.default: 4\ntaskmanager:\n  numberOfTaskSlots: 2\nexecution.checkpointing.dir: file:///data/checkpoints\n",
     )
     .unwrap();
     let config = config.display().to_string();
@@ -51,7 +51,7 @@ fn a_real_config_yaml_changes_the_run_and_warns_about_the_rest() {
     assert!(ok, "{stderr}");
     for warning in [
         format!("barrierlab: warning: {config}: line 3: jobmanager.rpc.address: not modelled"),
-        format!("barrierlab: warning: {config}: line 4: state.backend.type: not modelled"),
+        format!("barrierlab: warning: {config}: line 4: execution.checkpointing.storage: not modelled"),
         format!("barrierlab: warning: {config}: line 7: taskmanager.numberOfTaskSlots: the job needs 4 slots: the cluster gets 2 TaskManagers"),
     ] {
         assert!(stderr.contains(&warning), "no {warning:?} in\n{stderr}");
