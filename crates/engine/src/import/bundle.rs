@@ -290,10 +290,10 @@ fn check(raw: RawBundle) -> Result<JobBundle, BundleError> {
     }
     for (id, per_vertex) in &raw.subtasks {
         for (vertex, s) in per_vertex {
-            if s.id != *id {
+            if s.task.id != *id {
                 return Err(BundleError::Invalid {
                     section: format!("subtasks.{id}.{vertex}"),
-                    message: format!("it holds checkpoint {}", s.id),
+                    message: format!("it holds checkpoint {}", s.task.id),
                 });
             }
         }

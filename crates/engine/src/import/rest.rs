@@ -513,26 +513,9 @@ pub struct TaskCheckpointSummary {
 /// `GET /jobs/:id/checkpoints/details/:cid/subtasks/:vid`, one entry per subtask by index.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct TaskCheckpointStatisticsWithSubtaskDetails {
-    pub id: u64,
-    pub status: CheckpointStatsStatus,
-    #[serde(default = "minus_one")]
-    pub latest_ack_timestamp: i64,
-    #[serde(default)]
-    pub checkpointed_size: u64,
-    #[serde(default)]
-    pub state_size: u64,
-    #[serde(default = "minus_one")]
-    pub end_to_end_duration: i64,
-    #[serde(default)]
-    pub alignment_buffered: u64,
-    #[serde(default)]
-    pub processed_data: u64,
-    #[serde(default)]
-    pub persisted_data: u64,
-    #[serde(default)]
-    pub num_subtasks: u32,
-    #[serde(default)]
-    pub num_acknowledged_subtasks: u32,
+    /// The fields it shares with `TaskCheckpointStatistics`, which Flink's class extends.
+    #[serde(flatten)]
+    pub task: TaskCheckpointStatistics,
     #[serde(default)]
     pub summary: Option<TaskCheckpointSummary>,
     pub subtasks: Vec<SubtaskCheckpointStatistics>,

@@ -614,22 +614,19 @@ mod tests {
         for _ in 0..32 {
             p.emit(0, rec(1000));
         }
-        let sizes: Vec<u32> = p.subpartitions[0]
-            .queue
-            .iter()
-            .map(|i| i.data_bytes())
-            .collect();
-        assert_eq!(sizes, [32768]);
+        let sizes = |p: &ResultPartition| -> Vec<u32> {
+            p.subpartitions[0]
+                .queue
+                .iter()
+                .map(|i| i.data_bytes())
+                .collect()
+        };
+        assert_eq!(sizes(&p), [32768]);
         // From the next builder on, each buffer holds 4096 bytes.
         for _ in 0..10 {
             p.emit(0, rec(1000));
         }
-        let sizes: Vec<u32> = p.subpartitions[0]
-            .queue
-            .iter()
-            .map(|i| i.data_bytes())
-            .collect();
-        assert_eq!(sizes, [32768, 4096, 4096]);
+        assert_eq!(sizes(&p), [32768, 4096, 4096]);
         assert_eq!(p.subpartitions[0].buffer_size(), Some(4096));
     }
 
