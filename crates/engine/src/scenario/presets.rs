@@ -17,6 +17,9 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("two-input-join", "Two datagens, one behind a slow map, merged by a union into a keyed count: alignment waits for the slow side."),
     ("slow-sink", "seed-demo with a sink costing 2 ms per record: backpressure starts at the end of the chain."),
     ("bounded", "seed-2pc with a bounded datagen (20000 records): checkpoints after tasks finish, final commit."),
+    ("large-state", "seed-demo at 100 000 records/s of 100 bytes over 1 M keys: heap state grows to ~12 MB, and the async phase with it."),
+    ("rocksdb-full", "large-state on RocksDB (state.backend.type: rocksdb): each checkpoint flushes the memtable and uploads every SST file."),
+    ("rocksdb-incremental", "rocksdb-full with incremental checkpoints: one new SST file a checkpoint, the compacted level again every fourth."),
 ];
 
 /// The preset with this name, or `None`.
@@ -48,6 +51,9 @@ pub fn preset(name: &str) -> Option<Scenario> {
             }
             s
         }
+        "large-state" => large_state(None),
+        "rocksdb-full" => large_state(Some("false")),
+        "rocksdb-incremental" => large_state(Some("true")),
         _ => return None,
     };
     let description = PRESETS.iter().find(|(n, _)| *n == name).map(|(_, d)| *d)?;
@@ -56,6 +62,33 @@ pub fn preset(name: &str) -> Option<Scenario> {
         description: description.to_string(),
         ..scenario
     })
+}
+
+/// seed-demo with state that grows: 100 000 records/s of 100 bytes over 1 M keys (the harness's
+/// `large-state`, `rocksdb-full` and `rocksdb-incremental`). `incremental`: RocksDB, with
+/// `execution.checkpointing.incremental` set so.
+fn large_state(incremental: Option<&str>) -> Scenario {
+    let mut s = seed_demo();
+    if let Some(OperatorKind::Datagen {
+        rate,
+        record_size,
+        keys,
+        ..
+    }) = s.operators.get_mut(0).map(|o| &mut o.kind)
+    {
+        *rate = 100_000;
+        *record_size = 100;
+        *keys = 1_000_000;
+    }
+    if let Some(incremental) = incremental {
+        s.config
+            .insert("state.backend.type".into(), "rocksdb".into());
+        s.config.insert(
+            "execution.checkpointing.incremental".into(),
+            incremental.into(),
+        );
+    }
+    s
 }
 
 /// The seed's source: 2 subtasks, 2000 records/s in total, 1 KB records, 16 integer keys.
