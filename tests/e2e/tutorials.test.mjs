@@ -177,6 +177,14 @@ for (const id of Object.keys(EXPECT)) {
     if (id === 'state-backends') {
       // After the compaction the whole state is uploaded again: checkpointed = full size.
       await panelShot(other.page, '#checkpoints', 'state-backends-history');
+      // The inspector lists the keyed subtask's SST files: one new L0 file and the compacted
+      // level; the task learns that checkpoint 5 holds them with notifyCheckpointComplete.
+      await other.page.click('#job-graph .vertex[data-vertex="1"] .subtask[data-subtask="1"]');
+      await other.page.waitForSelector('#insp-rocksdb');
+      const levels = await other.page.$$eval('#insp-rocksdb tbody tr', (r) => r.map((x) => x.dataset.level));
+      assert.deepEqual(levels, ['0', '1'], `${levels}`);
+      assert.match(await other.page.textContent('#insp-rocksdb'), /2 SST file\(s\).*incremental/);
+      await panelShot(other.page, '#inspector-panel', 'state-backends-rocksdb-files');
     }
     assert.deepEqual(other.errors, []);
     await other.page.close();

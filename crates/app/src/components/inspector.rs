@@ -132,6 +132,10 @@ fn operator_section(op: &Operator) -> Option<Html> {
                     .collect();
             let total: usize = groups.iter().map(|g| g.1).sum();
             Some(html! {
+                <>
+                if let Some(r) = &keyed.rocksdb {
+                    { rocksdb_files(r) }
+                }
                 <section class="insp-section" id="insp-keyed">
                     <h3>{ format!("Keyed state (key groups {}–{})", range.start, range.end) }</h3>
                     <p>{ format!("{total} entr(ies) in {} non-empty key group(s)", groups.len()) }</p>
@@ -142,8 +146,35 @@ fn operator_section(op: &Operator) -> Option<Html> {
                         }) }</tbody>
                     </table>
                 </section>
+                </>
             })
         }
+    }
+}
+
+/// The subtask's RocksDB instance: its SST files by level, and which of them the last completed
+/// checkpoint already holds (an incremental checkpoint refers to those from `shared/`).
+fn rocksdb_files(r: &barrierlab_engine::state::RocksDbInstance) -> Html {
+    let files: Vec<&barrierlab_engine::state::SstFile> = r.levels().iter().flatten().collect();
+    let bytes: u64 = files.iter().map(|f| f.bytes).sum();
+    html! {
+        <section class="insp-section" id="insp-rocksdb">
+            <h3>{ "RocksDB files (EmbeddedRocksDBStateBackend)" }</h3>
+            <p>{ format!("{} SST file(s), {} · {} checkpoints", files.len(), format::bytes(bytes),
+                if r.incremental() { "incremental" } else { "full (every file uploaded)" }) }</p>
+            <table class="data sst-files">
+                <thead><tr><th>{ "file" }</th><th>{ "level" }</th><th>{ "entries" }</th><th>{ "size" }</th><th>{ "last completed checkpoint" }</th></tr></thead>
+                <tbody>{ for files.iter().map(|f| html! {
+                    <tr data-level={f.level.to_string()}>
+                        <td><code>{ f.name() }</code></td>
+                        <td>{ format!("L{}", f.level) }</td>
+                        <td>{ f.entries }</td>
+                        <td>{ format::bytes(f.bytes) }</td>
+                        <td>{ if r.is_confirmed(f.number) { "holds it: referenced, not uploaded again" } else { "not confirmed (notifyCheckpointComplete) yet: a checkpoint now uploads it" } }</td>
+                    </tr>
+                }) }</tbody>
+            </table>
+        </section>
     }
 }
 

@@ -152,6 +152,12 @@ impl RocksDbInstance {
         &self.levels
     }
 
+    /// Whether the last completed checkpoint holds file `number` (an incremental checkpoint
+    /// refers to it instead of uploading it).
+    pub fn is_confirmed(&self, number: u64) -> bool {
+        self.confirmed.contains(&number)
+    }
+
     fn live_bytes(&self) -> u64 {
         self.levels.iter().flatten().map(|f| f.bytes).sum()
     }
