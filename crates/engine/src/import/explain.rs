@@ -648,11 +648,7 @@ fn summarize(bundle: &JobBundle, checkpoints: &[CheckpointExplanation]) -> Summa
             *critical_counts.entry(cr.subtask.clone()).or_default() += 1;
         }
     }
-    let critical = critical_counts
-        .into_iter()
-        .rev()
-        .max_by_key(|(_, n)| *n)
-        .map(|(s, n)| (s, n));
+    let critical = critical_counts.into_iter().rev().max_by_key(|(_, n)| *n);
     let mut backpressured: Vec<VertexBackpressure> = bundle
         .job
         .vertices
@@ -665,7 +661,7 @@ fn summarize(bundle: &JobBundle, checkpoints: &[CheckpointExplanation]) -> Summa
             )
         })
         .collect();
-    backpressured.sort_by(|a, b| b.level.cmp(&a.level));
+    backpressured.sort_by_key(|v| std::cmp::Reverse(v.level));
     let busiest = bundle
         .job
         .vertices

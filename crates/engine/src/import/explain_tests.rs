@@ -349,3 +349,70 @@ fn a_quick_checkpoint_is_not_slow() {
     let e = one((100, 50, 10, 200, 1900, 100, 100));
     assert!(e.checkpoints[0].slow);
 }
+
+#[test]
+fn without_details_the_failed_requests_are_counted() {
+    let mut v: Value = serde_json::from_str(RECORDED).unwrap();
+    v["details"] = json!({});
+    v["subtasks"] = json!({});
+    v["barrierlab_bundle"]["failed"] = json!([
+        {"request": "/jobs/j/checkpoints/details/5", "status": 500, "error": "boom"},
+        {"request": "/jobs/j/vertices/x/backpressure", "status": 500, "error": "boom"},
+        {"request": "/jobs/j/checkpoints/config", "status": 500, "error": "boom"}
+    ]);
+    v["barrierlab_bundle"]["skipped"] = json!([
+        {"request": "/jobs/j/checkpoints/details/6", "reason": "in progress"}
+    ]);
+    let b = read_bundle(&v.to_string()).unwrap();
+    let err = explain(&b, None).unwrap_err();
+    assert_eq!(
+        err,
+        ExplainError::NoDetails {
+            history: 6,
+            failed: 2
+        }
+    );
+    assert!(
+        err.to_string().contains("history lists 6 checkpoint(s)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn without_subtask_details_the_last_vertex_is_named() {
+    let mut v: Value = serde_json::from_str(RECORDED).unwrap();
+    v["subtasks"] = json!({});
+    let b = read_bundle(&v.to_string()).unwrap();
+    let e = explain(&b, Some(4)).unwrap();
+    let c = &e.checkpoints[0];
+    assert_eq!((c.critical.as_ref(), c.dominant), (None, None));
+    assert_eq!(
+        c.critical_vertex.as_ref().map(|(id, _)| id.as_str()),
+        Some(COUNT)
+    );
+}
+
+#[test]
+fn a_source_held_up_in_its_start_delay_is_named_a_source() {
+    // The source's subtask 1 acknowledges last, after a 1.5 s start delay (a busy mailbox).
+    let f: Figures = (1500, 0, 1, 3, 1600, 100, 100);
+    let mut b = bundle_with(&[1], |_| (2, 0, 1, 3, 10, 100, 100), "HashMapStateBackend");
+    let src = b.subtasks.get_mut(&1).unwrap().get_mut(SRC).unwrap();
+    src.subtasks[1] = serde_json::from_value(subtask(1, f)).unwrap();
+    b.details.get_mut(&1).unwrap().end_to_end_duration = 1600;
+    let e = explain(&b, None).unwrap();
+    let c = &e.checkpoints[0];
+    let cr = c.critical.as_ref().unwrap();
+    assert_eq!((cr.subtask.vertex_id.as_str(), cr.subtask.index), (SRC, 1));
+    assert_eq!(c.dominant, Some(Phase::StartDelay));
+    let Some(Evidence::StartDelay {
+        is_source,
+        upstream,
+        ..
+    }) = &c.evidence
+    else {
+        panic!("{:?}", c.evidence)
+    };
+    assert!(*is_source);
+    assert!(upstream.is_empty());
+}
