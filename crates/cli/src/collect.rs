@@ -16,6 +16,8 @@ use barrierlab_engine::import::rest::COLLECTED_METRICS;
 use barrierlab_engine::import::{read_bundle, short_request, JobBundle, FORMAT_VERSION};
 use barrierlab_engine::types::{parse_duration, MICROS_PER_MS};
 use clap::Args;
+
+use crate::explain::printable;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
@@ -823,13 +825,6 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
 // ------------------------------------------------------------------------------------------
 // collect --check
 // ------------------------------------------------------------------------------------------
-
-/// Control characters out of text from the bundle before it reaches a terminal.
-fn printable(text: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_control() { '\u{fffd}' } else { c })
-        .collect()
-}
 
 fn check(path: &PathBuf) -> Result<(), String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;

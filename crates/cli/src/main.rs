@@ -11,6 +11,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 mod bench;
 #[cfg(not(target_arch = "wasm32"))]
 mod collect;
+mod explain;
 mod export;
 mod fuzz;
 mod fuzz_scenarios;
@@ -52,6 +53,9 @@ enum Command {
     /// into one bundle (docs/collect.md); `--check FILE` reads a bundle back.
     #[cfg(not(target_arch = "wasm32"))]
     Collect(collect::CollectArgs),
+    /// Explain a real job's checkpoints from a bundle `collect` wrote: for each, the critical
+    /// subtask, the phase that dominated and Flink's figures behind it (no simulation).
+    Explain(explain::ExplainArgs),
 }
 
 fn main() -> ExitCode {
@@ -65,6 +69,7 @@ fn main() -> ExitCode {
         Command::FuzzScenarios(args) => fuzz_scenarios::run(args),
         #[cfg(not(target_arch = "wasm32"))]
         Command::Collect(args) => collect::run(args),
+        Command::Explain(args) => explain::run(args),
         Command::Export(args) => {
             return match export::run(args) {
                 Ok(()) => ExitCode::SUCCESS,

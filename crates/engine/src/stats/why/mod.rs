@@ -4,7 +4,7 @@
 //! job, so the CLI and the playground give the same answer at every speed.
 
 mod sentences;
-mod text;
+pub mod text;
 
 pub use crate::network::{BarrierLog, PersistedChannelState, QueuedAhead, KEEP_CHECKPOINTS};
 
