@@ -241,6 +241,7 @@ impl Network {
         let d = self.gates[gate as usize].debloat.as_mut()?;
         let throughput = d.throughput.calculate(now);
         let announced = d.debloater.recalculate(throughput, buffers_in_use);
+        let size = d.debloater.last_computed;
         if let Some(size) = announced {
             for i in 0..self.gates[gate as usize].channels.len() {
                 let g = self.gates[gate as usize].channels[i];
@@ -251,10 +252,6 @@ impl Network {
                 }
             }
         }
-        let size = self.gates[gate as usize]
-            .debloat
-            .as_ref()
-            .map_or(0, |d| d.debloater.last_computed);
         Some(Recalculated {
             throughput,
             buffers_in_use,

@@ -146,15 +146,13 @@ pub fn deploy(scenario: &Scenario, graph: &JobGraph) -> Result<Deployment, Strin
                     (v.id << 16) | i,
                     scenario.seed,
                 )?;
-                let mut cost = spec.cost_per_record_micros()?;
                 if let (Some(k), crate::scenario::StateBackendType::RocksDb) =
                     (op.keyed(), config.state_backend)
                 {
                     k.rocksdb = Some(crate::state::RocksDbInstance::new(config.incremental));
-                    cost += crate::state::rocksdb::ACCESS_MICROS_PER_RECORD;
                 }
+                costs.push(spec.cost_per_record_micros()? + op.state_access_micros());
                 operators.push(op);
-                costs.push(cost);
             }
             let task_inputs = std::mem::take(&mut inputs[index as usize]);
             let n = task_inputs.len() as u32;

@@ -260,16 +260,11 @@ impl RocksDbInstance {
         };
         self.flush(written.0, written.1);
         let files: Vec<SstFile> = self.levels.iter().flatten().cloned().collect();
-        let uploaded: Vec<u64> = files
-            .iter()
-            .map(|f| f.number)
-            .filter(|n| kind == RocksSnapshotKind::NativeFull || !self.confirmed.contains(n))
-            .collect();
-        let new_bytes: u64 = files
-            .iter()
-            .filter(|f| uploaded.contains(&f.number))
-            .map(|f| f.bytes)
-            .sum();
+        let upload = |f: &&SstFile| {
+            kind == RocksSnapshotKind::NativeFull || !self.confirmed.contains(&f.number)
+        };
+        let uploaded: Vec<u64> = files.iter().filter(upload).map(|f| f.number).collect();
+        let new_bytes: u64 = files.iter().filter(upload).map(|f| f.bytes).sum();
         self.pending
             .insert(id, files.iter().map(|f| f.number).collect());
         let cp = RocksCheckpoint {

@@ -86,14 +86,7 @@ impl TaskStateSnapshot {
     /// `(state_size, checkpointed_size)` of operator and keyed state: the same for the heap
     /// backend; for RocksDB, what the checkpoint refers to and what it uploaded.
     pub fn state_sizes(&self) -> (u64, u64) {
-        let all = self.operator_state_bytes();
-        let rocks_keyed: u64 = self
-            .keyed
-            .iter()
-            .filter(|(pos, _)| self.rocksdb.iter().any(|(p, _)| p == pos))
-            .map(|(_, k)| k.state_size)
-            .sum();
-        let base = all - rocks_keyed;
+        let base = self.operator_state_bytes() - self.rocksdb_keyed_bytes();
         let state = self.rocksdb.iter().map(|(_, r)| r.state_size).sum::<u64>();
         let uploaded = self
             .rocksdb
@@ -101,6 +94,15 @@ impl TaskStateSnapshot {
             .map(|(_, r)| r.checkpointed_size)
             .sum::<u64>();
         (base + state, base + uploaded)
+    }
+
+    /// The heap-format size of the keyed snapshots a RocksDB checkpoint stands in for.
+    pub fn rocksdb_keyed_bytes(&self) -> u64 {
+        self.keyed
+            .iter()
+            .filter(|(pos, _)| self.rocksdb.iter().any(|(p, _)| p == pos))
+            .map(|(_, k)| k.state_size)
+            .sum()
     }
 
     /// Bytes of operator and keyed state (not channel state). A committable is a transaction
@@ -327,12 +329,7 @@ impl StreamTask {
         let sync = SYNC_BASE + entries / SYNC_ENTRIES_PER_MICRO + flush_nanos / 1_000;
         let state_bytes = snapshot.operator_state_bytes();
         // What the heap and operator state write; RocksDB's uploads are timed on their own.
-        let rocks_keyed: u64 = snapshot
-            .keyed
-            .iter()
-            .filter(|(pos, _)| snapshot.rocksdb.iter().any(|(p, _)| p == pos))
-            .map(|(_, k)| k.state_size)
-            .sum();
+        let rocks_keyed = snapshot.rocksdb_keyed_bytes();
         ctx.trace.record(
             now + sync,
             Some(self.id),

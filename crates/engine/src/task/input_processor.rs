@@ -141,10 +141,13 @@ impl StreamTask {
             return;
         };
         let mut remote = Vec::new();
-        for (i, &gate) in self.input_gates.iter().enumerate() {
-            if self.inputs_ended() {
-                break;
-            }
+        // `SingleInputGate.triggerDebloating` skips a finished gate.
+        let gates: &[u32] = if self.inputs_ended() {
+            &[]
+        } else {
+            &self.input_gates
+        };
+        for (i, &gate) in gates.iter().enumerate() {
             remote.clear();
             let Some(r) = ctx.net.trigger_debloating(gate, ctx.now, &mut remote) else {
                 continue;
