@@ -121,7 +121,7 @@ fn the_first_checkpoint_follows_the_deployment_and_sources_start_when_running() 
     );
     // After a failover the restore restarts the scheduler at once, while the tasks deploy: that
     // trigger fails, and the next checkpoint comes one interval after the restore.
-    let mut scenario = slow_deploy();
+    let mut scenario = with(slow_deploy(), "barrierlab.task-redeploy-time", "4s");
     scenario.faults.push(Fault::Kill {
         task: "count-per-key#1".into(),
         at: "12s".into(),
@@ -149,6 +149,7 @@ fn calibration_latencies_of_centuries_run_without_overflow() {
     // The largest duration a key accepts: every sum involving it saturates.
     for key in [
         "barrierlab.task-deploy-time",
+        "barrierlab.task-redeploy-time",
         "barrierlab.trigger-latency",
         "barrierlab.trigger-dispatch",
         "barrierlab.ack-latency",

@@ -170,7 +170,11 @@ fn rocksdb_files(r: &barrierlab_engine::state::RocksDbInstance) -> Html {
                         <td>{ format!("L{}", f.level) }</td>
                         <td>{ f.entries }</td>
                         <td>{ format::bytes(f.bytes) }</td>
-                        <td>{ if r.is_confirmed(f.number) { "holds it: referenced, not uploaded again" } else { "not confirmed (notifyCheckpointComplete) yet: a checkpoint now uploads it" } }</td>
+                        <td>{ match r.held_by(f.number) {
+                            Some(id) => format!("in shared/ since checkpoint {id}: referenced, not uploaded again"),
+                            None if r.incremental() => "not confirmed (notifyCheckpointComplete) yet: a checkpoint now uploads it".to_string(),
+                            None => "uploaded again by every full checkpoint".to_string(),
+                        } }</td>
                     </tr>
                 }) }</tbody>
             </table>

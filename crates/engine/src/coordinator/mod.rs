@@ -2,7 +2,7 @@
 //!
 //! Each file carries the name of the Flink class it stands for (`CheckpointCoordinator`,
 //! `CheckpointRequestDecider`, `CheckpointFailureManager`, `PendingCheckpoint`,
-//! `CompletedCheckpointStore`), so a reader of the seeds finds the counterpart by name. The
+//! `CompletedCheckpointStore`, `SharedStateRegistry`), so a reader of the seeds finds the counterpart by name. The
 //! coordinator never calls out: it takes one [`CoordinatorInput`] with the current time and returns
 //! the [`CoordinatorEffect`]s the event loop must carry out (timers, RPCs to tasks, job failure).
 
@@ -14,6 +14,7 @@ pub mod messages;
 pub mod pending_checkpoint;
 pub mod properties;
 pub mod request_decider;
+pub mod shared_state_registry;
 mod trigger;
 
 #[cfg(test)]
@@ -31,3 +32,4 @@ pub use properties::{CheckpointKind, CheckpointProperties};
 pub use request_decider::{
     CheckpointRequestDecider, CheckpointTriggerRequest, DeciderContext, DeciderOutcome,
 };
+pub use shared_state_registry::{SharedStateEntry, SharedStateRegistry};

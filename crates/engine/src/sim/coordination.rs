@@ -187,6 +187,7 @@ impl Simulation {
                         state.insert(i as u32, snap);
                     }
                 }
+                self.register_shared_state(id, &state);
                 self.keep_completed_state(id, state);
                 if checkpoint.props.kind == CheckpointKind::Checkpoint {
                     self.latest_restorable = Some(id);
@@ -283,6 +284,44 @@ impl Simulation {
 }
 
 impl Simulation {
+    /// `completePendingCheckpoint`'s `SharedStateRegistry` steps: register the completed
+    /// checkpoint's shared files, discard those no retained checkpoint lists (the store has just
+    /// subsumed what it no longer keeps), mark the rest confirmed.
+    fn register_shared_state(
+        &mut self,
+        id: CheckpointId,
+        state: &BTreeMap<u32, TaskStateSnapshot>,
+    ) {
+        for s in state.values() {
+            for (pos, cp) in &s.rocksdb {
+                for (key, f, _) in cp.shared_files(s.task, *pos) {
+                    self.shared_state.register_reference(&key, f.bytes, id);
+                }
+            }
+        }
+        let lowest = self
+            .coordinator
+            .completed_store()
+            .all_checkpoints()
+            .map(|c| c.id)
+            .min();
+        if let Some(lowest) = lowest {
+            let gone = self.shared_state.unregister_unused_state(lowest);
+            if !gone.is_empty() {
+                self.trace.record(
+                    self.now,
+                    None,
+                    TraceKind::SharedStateDiscarded {
+                        files: gone.len() as u32,
+                        bytes: gone.iter().map(|e| e.bytes).sum(),
+                        lowest_retained: lowest,
+                    },
+                );
+            }
+        }
+        self.shared_state.checkpoint_completed(id);
+    }
+
     /// Keeps a completed checkpoint's task states for restores, together with what the
     /// exactly-once verification compares against: source offsets and in-flight records.
     pub(crate) fn keep_completed_state(

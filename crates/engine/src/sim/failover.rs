@@ -11,7 +11,7 @@ use super::{build, Event, EventQueue, JobStatus, Simulation};
 use crate::coordinator::CoordinatorInput;
 use crate::network::{NetBuffer, Record};
 use crate::scenario::RestartStrategy;
-use crate::task::{Operator, TaskStateSnapshot};
+use crate::task::{Operator, RestoreWork, TaskStateSnapshot};
 use crate::trace::TraceKind;
 use crate::types::{CheckpointId, Micros, SubtaskId};
 
@@ -165,7 +165,8 @@ impl Simulation {
     /// The restart: redeploy and restore from the latest completed checkpoint, or the checkpoint
     /// or savepoint restored since (if any).
     pub(crate) fn restart(&mut self) {
-        if let Err(message) = self.redeploy(self.latest_restorable) {
+        let deploy = self.params.task_redeploy_time;
+        if let Err(message) = self.redeploy(self.latest_restorable, deploy) {
             self.trace.record(
                 self.now,
                 None,
@@ -192,7 +193,8 @@ impl Simulation {
         }
         self.coordinator_input(CoordinatorInput::SuspendScheduler);
         self.cancel_everything();
-        self.redeploy(Some(id))?;
+        // A job submitted anew from the checkpoint (`flink run -s`): deployed like a new job.
+        self.redeploy(Some(id), self.params.task_deploy_time)?;
         // Like Flink's `restoreSavepoint`, which adds the savepoint to the checkpoint store: a
         // failover before the next checkpoint comes back here, not to an older checkpoint.
         self.latest_restorable = Some(id);
@@ -221,17 +223,18 @@ impl Simulation {
         self.graph = graph;
         self.coordinator_input(CoordinatorInput::SuspendScheduler);
         self.cancel_everything();
-        let result = self.redeploy(latest);
+        let deploy = self.params.task_deploy_time;
+        let result = self.redeploy(latest, deploy);
         if result.is_err() {
             self.scenario = old_scenario;
             self.graph = old_graph;
-            self.redeploy(latest)?;
+            self.redeploy(latest, deploy)?;
         }
         result
     }
 
-    /// Deploys the job anew and restores checkpoint `from` into it.
-    fn redeploy(&mut self, from: Option<CheckpointId>) -> Result<(), String> {
+    /// Deploys the job anew (taking `deploy`) and restores checkpoint `from` into it.
+    fn redeploy(&mut self, from: Option<CheckpointId>, deploy: Micros) -> Result<(), String> {
         let mut d = build::deploy(&self.scenario, &self.graph)?;
         for t in &mut d.tasks {
             let v = &self.graph.vertices[t.id.vertex as usize];
@@ -241,9 +244,11 @@ impl Simulation {
                 }
             }
         }
+        let mut restore_time = 0;
         if let Some(id) = from {
             let state = self.completed_state.get(&id).cloned().unwrap_or_default();
-            self.restore_state(&mut d, &state)?;
+            let claimed = self.unclaimed_restore != Some(id);
+            restore_time = self.restore_state(&mut d, &state, claimed)?;
         }
         let n = d.tasks.len();
         self.tasks = d.tasks;
@@ -258,17 +263,21 @@ impl Simulation {
                 .record(self.now, None, TraceKind::Restored { id });
             self.coordinator_input(CoordinatorInput::Restored { id });
         }
-        self.start();
+        self.start(deploy.saturating_add(restore_time));
         Ok(())
     }
 
     /// Puts checkpointed state into freshly deployed tasks: keyed state by key group, source
     /// offsets, channel state ahead of new data; pre-committed transactions are committed (again).
+    /// `claimed`: the job owns the checkpoint's RocksDB files (a failover, not a new job restored
+    /// from it). Returns how long the slowest subtask takes to read its state back.
     fn restore_state(
         &mut self,
         d: &mut build::Deployment,
         state: &BTreeMap<u32, TaskStateSnapshot>,
-    ) -> Result<(), String> {
+        claimed: bool,
+    ) -> Result<Micros, String> {
+        let mut slowest = 0;
         let mut by_vertex: BTreeMap<u32, Vec<&TaskStateSnapshot>> = BTreeMap::new();
         for s in state.values() {
             by_vertex.entry(s.task.vertex).or_default().push(s);
@@ -293,6 +302,7 @@ impl Simulation {
             if snaps.is_empty() {
                 continue;
             }
+            let mut work = RestoreWork::default();
             let same_parallelism = snaps.len() as u32 == v.parallelism;
             let own = snaps.iter().find(|s| s.task.subtask == t.id.subtask);
             let has_channel_state = snaps.iter().any(|s| {
@@ -338,13 +348,20 @@ impl Simulation {
                     op => {
                         if let Some(k) = op.keyed() {
                             if !keyed.is_empty() {
-                                k.restore(v.max_parallelism, range, &keyed)?;
+                                let native = own
+                                    .filter(|_| same_parallelism)
+                                    .and_then(|s| s.rocksdb.iter().find(|(p, _)| *p == pos))
+                                    .map(|(_, cp)| cp);
+                                k.restore(v.max_parallelism, range, &keyed, (native, claimed))?;
+                                restore_reads(&mut work, k, native, range, &keyed);
                             }
                         }
                     }
                 }
             }
             if let Some(s) = own {
+                work.heap_bytes += s.operator.iter().map(|(_, o)| o.state_size).sum::<u64>();
+                work.channel_bytes = s.output_channel_state + s.input_channel_state;
                 for (o, sub, records) in &s.output_channel_records {
                     if let Some(route) = t.outputs.get(*o) {
                         let bytes = records_bytes(records);
@@ -366,7 +383,44 @@ impl Simulation {
                     ));
                 }
             }
+            slowest = slowest.max(work.duration(&self.params.task));
         }
-        Ok(())
+        Ok(slowest)
+    }
+}
+
+/// What restoring keyed state reads: a RocksDB subtask at its old parallelism downloads its
+/// native checkpoint's files; otherwise (heap, rescaled, a canonical savepoint) the key groups of
+/// `range` are read from the handles that hold them, and RocksDB ingests their entries.
+fn restore_reads(
+    work: &mut RestoreWork,
+    k: &crate::task::Keyed,
+    native: Option<&crate::state::RocksCheckpoint>,
+    range: crate::state::KeyGroupRange,
+    keyed: &[crate::state::KeyedStateSnapshot],
+) {
+    let rocksdb = k.rocksdb.is_some();
+    match native.filter(|cp| rocksdb && !cp.files.is_empty()) {
+        Some(cp) => work
+            .rocksdb_files
+            .extend(crate::state::RocksDbInstance::download_sizes(cp)),
+        None => {
+            // A handle's share of the range: its key groups inside `range`.
+            let read: u64 = keyed
+                .iter()
+                .map(|s| {
+                    let own = u64::from(s.key_group_range.len().max(1));
+                    let overlap = u64::from(s.key_group_range.intersection(&range).len());
+                    s.state_size * overlap / own
+                })
+                .sum();
+            work.heap_bytes += read;
+            let entries = k.backend.counters().entries;
+            if rocksdb {
+                work.rocksdb_ingested += entries;
+            } else {
+                work.heap_entries += entries;
+            }
+        }
     }
 }

@@ -149,8 +149,10 @@ pub(crate) enum Event {
 #[derive(Debug, Clone)]
 pub struct SimParams {
     pub rpc_latency: Micros,
-    /// From (re)start until the tasks are RUNNING.
+    /// From the job's start until the tasks are RUNNING.
     pub task_deploy_time: Micros,
+    /// After a failover: from the restart until the tasks start to restore their state.
+    pub task_redeploy_time: Micros,
     /// Trigger timestamp → trigger mail at a source; async end → ack recorded (before jitter).
     pub trigger_latency: Micros,
     /// A TaskExecutor handles trigger RPCs one after another, this long each.
@@ -190,6 +192,12 @@ pub struct Simulation {
     /// What a failover restores: the newest completed checkpoint, or a checkpoint or savepoint
     /// restored by request since.
     pub latest_restorable: Option<CheckpointId>,
+    /// A retained checkpoint this job was submitted from (`flink run -s`): restored in
+    /// `NO_CLAIM` mode, so the job never takes its RocksDB files over.
+    pub unclaimed_restore: Option<CheckpointId>,
+    /// The JobManager's `SharedStateRegistry`: the incremental RocksDB files the retained
+    /// checkpoints refer to, discarded once none does.
+    pub shared_state: crate::coordinator::SharedStateRegistry,
     /// Source positions (origin → next seq) of every completed checkpoint and savepoint.
     pub checkpoint_offsets: BTreeMap<CheckpointId, BTreeMap<u32, u64>>,
     /// Records each completed checkpoint holds as channel state (unaligned): before the cut at
@@ -281,6 +289,7 @@ impl Simulation {
         let params = SimParams {
             rpc_latency: c.rpc_latency,
             task_deploy_time: c.task_deploy_time,
+            task_redeploy_time: c.task_redeploy_time,
             trigger_latency: c.trigger_latency,
             trigger_dispatch: c.trigger_dispatch,
             ack_latency: c.ack_latency,
@@ -328,6 +337,8 @@ impl Simulation {
             completed_state: BTreeMap::new(),
             external: ExternalSystem::default(),
             latest_restorable: None,
+            unclaimed_restore: None,
+            shared_state: Default::default(),
             checkpoint_offsets: BTreeMap::new(),
             checkpoint_in_flight: BTreeMap::new(),
             fired: vec![false; faults.len()],
@@ -354,7 +365,7 @@ impl Simulation {
             }
         }
         sim.check_edge_faults()?;
-        sim.start();
+        sim.start(sim.params.task_deploy_time);
         Ok(sim)
     }
 
@@ -369,8 +380,11 @@ impl Simulation {
     /// with `min-pause`, while the new tasks still deploy: that trigger fails with
     /// NOT_ALL_REQUIRED_TASKS_RUNNING and the next one comes an interval later. The deactivator
     /// keeps the failed attempts as pending executions, so it never starts the scheduler again.
-    fn start(&mut self) {
-        let deploy = self.params.task_deploy_time;
+    ///
+    /// `deploy`: until the tasks are RUNNING, with the time the restored tasks stay
+    /// INITIALIZING, reading their state back (the job's tasks switch to RUNNING together once
+    /// the slowest is done).
+    fn start(&mut self, deploy: Micros) {
         self.deployments += 1;
         if deploy == 0 {
             self.tasks_running();

@@ -18,9 +18,9 @@
 //! two subtasks): one L0 file of ~2.35 MB a checkpoint and subtask, the whole compacted level
 //! (~5 MB a subtask) uploaded again every fourth checkpoint.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::types::CheckpointId;
 
@@ -53,7 +53,8 @@ pub const ACCESS_MICROS_PER_RECORD: u64 = 6;
 pub const MISC_FILES_BYTES: u64 = 22 << 10;
 
 /// One SST file of the instance.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SstFile {
     /// RocksDB's file number (`000042.sst`).
     pub number: u64,
@@ -90,6 +91,10 @@ pub struct RocksCheckpoint {
     /// Native snapshots: the numbers of the files this checkpoint uploaded (incremental: the
     /// rest are placeholders for files the last completed checkpoint holds).
     pub uploaded: Vec<u64>,
+    /// For each of `files`, the checkpoint whose upload holds it: this one for what it
+    /// uploaded, an earlier one for a placeholder (`PlaceholderStreamStateHandle`). With the
+    /// subtask and file number it names the handle (see [`shared_handle_id`]).
+    pub uploaded_in: Vec<CheckpointId>,
     /// Entries the sync phase flushed from the memtable (native snapshots).
     pub flushed_entries: u64,
     /// Entries a canonical snapshot iterates.
@@ -101,6 +106,26 @@ pub struct RocksCheckpoint {
 }
 
 impl RocksCheckpoint {
+    /// The SST files an incremental checkpoint lists under `shared/`, each with its path there
+    /// (its `SharedStateRegistryKey`) and the checkpoint whose upload holds it. A full native
+    /// checkpoint's files are its own (`CheckpointedStateScope.EXCLUSIVE`), a canonical
+    /// savepoint has none.
+    pub fn shared_files(
+        &self,
+        task: crate::types::SubtaskId,
+        position: usize,
+    ) -> impl Iterator<Item = (String, &SstFile, CheckpointId)> + '_ {
+        let shared = self.kind == RocksSnapshotKind::Incremental;
+        self.files
+            .iter()
+            .zip(&self.uploaded_in)
+            .filter(move |_| shared)
+            .map(move |(f, by)| {
+                let id = shared_handle_id(task, position, f.number, *by);
+                (format!("shared/{id}"), f, *by)
+            })
+    }
+
     /// Sizes of the files the async phase writes, one per upload (or the one full stream).
     pub fn upload_sizes(&self) -> Vec<u64> {
         if self.kind == RocksSnapshotKind::Canonical {
@@ -125,11 +150,12 @@ pub struct RocksDbInstance {
     next_file: u64,
     /// `levels[0]` is L0, newest file last.
     levels: Vec<Vec<SstFile>>,
-    /// Files of the last completed checkpoint: an incremental checkpoint does not upload them
-    /// again (`lastCompletedCheckpointId`'s uploaded SST files).
-    confirmed: BTreeSet<u64>,
-    /// Live files of checkpoints not yet completed.
-    pending: BTreeMap<CheckpointId, BTreeSet<u64>>,
+    /// Files of the last completed checkpoint, each with the checkpoint whose upload holds it:
+    /// an incremental checkpoint does not upload them again (`uploadedSstFiles` of
+    /// `lastCompletedCheckpointId`).
+    confirmed: BTreeMap<u64, CheckpointId>,
+    /// Live files of checkpoints not yet completed, the same way.
+    pending: BTreeMap<CheckpointId, BTreeMap<u64, CheckpointId>>,
 }
 
 impl RocksDbInstance {
@@ -138,7 +164,7 @@ impl RocksDbInstance {
             incremental,
             next_file: 1,
             levels: vec![Vec::new(), Vec::new()],
-            confirmed: BTreeSet::new(),
+            confirmed: BTreeMap::new(),
             pending: BTreeMap::new(),
         }
     }
@@ -152,10 +178,9 @@ impl RocksDbInstance {
         &self.levels
     }
 
-    /// Whether the last completed checkpoint holds file `number` (an incremental checkpoint
-    /// refers to it instead of uploading it).
-    pub fn is_confirmed(&self, number: u64) -> bool {
-        self.confirmed.contains(&number)
+    /// The checkpoint whose upload of file `number` the next incremental checkpoint refers to.
+    pub fn held_by(&self, number: u64) -> Option<CheckpointId> {
+        self.confirmed.get(&number).copied()
     }
 
     fn live_bytes(&self) -> u64 {
@@ -260,19 +285,36 @@ impl RocksDbInstance {
         };
         self.flush(written.0, written.1);
         let files: Vec<SstFile> = self.levels.iter().flatten().cloned().collect();
-        let upload = |f: &&SstFile| {
-            kind == RocksSnapshotKind::NativeFull || !self.confirmed.contains(&f.number)
+        let held = |f: &SstFile| match kind {
+            RocksSnapshotKind::Incremental => self.confirmed.get(&f.number).copied(),
+            _ => None,
         };
-        let uploaded: Vec<u64> = files.iter().filter(upload).map(|f| f.number).collect();
-        let new_bytes: u64 = files.iter().filter(upload).map(|f| f.bytes).sum();
-        self.pending
-            .insert(id, files.iter().map(|f| f.number).collect());
+        let uploaded_in: Vec<CheckpointId> = files.iter().map(|f| held(f).unwrap_or(id)).collect();
+        let uploaded: Vec<u64> = files
+            .iter()
+            .filter(|f| held(f).is_none())
+            .map(|f| f.number)
+            .collect();
+        let new_bytes: u64 = files
+            .iter()
+            .filter(|f| held(f).is_none())
+            .map(|f| f.bytes)
+            .sum();
+        self.pending.insert(
+            id,
+            files
+                .iter()
+                .zip(&uploaded_in)
+                .map(|(f, by)| (f.number, *by))
+                .collect(),
+        );
         let cp = RocksCheckpoint {
             kind,
             flushed_entries: written.0,
             checkpointed_size: new_bytes + MISC_FILES_BYTES,
             state_size: self.live_bytes() + MISC_FILES_BYTES,
             uploaded,
+            uploaded_in,
             files,
             iterated_entries: 0,
         };
@@ -283,7 +325,10 @@ impl RocksDbInstance {
     /// `notifyCheckpointComplete`: the next incremental checkpoint reuses this one's files.
     pub fn complete(&mut self, id: CheckpointId) {
         if let Some(files) = self.pending.remove(&id) {
-            self.confirmed = files;
+            // A full checkpoint's files are its own: the next one uploads everything again.
+            if self.incremental {
+                self.confirmed = files;
+            }
         }
         self.pending.retain(|&p, _| p > id);
     }
@@ -293,21 +338,89 @@ impl RocksDbInstance {
         self.pending.remove(&id);
     }
 
-    /// Restored from a checkpoint: the downloaded files are the instance's (one compacted
-    /// level); without rescaling they are the restored checkpoint's own, so the next
-    /// incremental checkpoint need not upload them again. A rescaled subtask ingests key-group
-    /// ranges into new files, which the next checkpoint uploads.
-    pub fn restored(&mut self, entries: u64, bytes: u64, rescaled: bool) {
+    /// Restored. From a native checkpoint at the same parallelism the downloaded files are the
+    /// instance's, as they were; `claimed` (a failover inside the job, whose
+    /// `SharedStateRegistry` holds them) lets the next incremental checkpoint refer to them
+    /// instead of uploading them again. A new job restored from a retained checkpoint
+    /// (`execution.state-recovery.claim-mode: NO_CLAIM`, the default) does not own them, so its
+    /// first checkpoint uploads everything. From a canonical savepoint, or rescaled, the
+    /// entries (`bytes` serialized) are ingested into one new compacted file.
+    pub fn restored(
+        &mut self,
+        from: Option<&RocksCheckpoint>,
+        claimed: bool,
+        entries: u64,
+        bytes: u64,
+    ) {
         *self = RocksDbInstance::new(self.incremental);
-        if entries == 0 {
-            return;
+        match from.filter(|cp| cp.kind != RocksSnapshotKind::Canonical && !cp.files.is_empty()) {
+            Some(cp) => {
+                for (f, by) in cp.files.iter().zip(&cp.uploaded_in) {
+                    let level = usize::from(f.level);
+                    if self.levels.len() <= level {
+                        self.levels.resize(level + 1, Vec::new());
+                    }
+                    self.levels[level].push(f.clone());
+                    self.next_file = self.next_file.max(f.number + 1);
+                    if claimed && cp.kind == RocksSnapshotKind::Incremental {
+                        self.confirmed.insert(f.number, *by);
+                    }
+                }
+            }
+            None if entries > 0 => {
+                let f = self.new_file(1, entries, bytes, SST_PERCENT_BOTTOMMOST);
+                self.levels[1].push(f);
+            }
+            None => {}
         }
-        let f = self.new_file(1, entries, bytes, SST_PERCENT_BOTTOMMOST);
-        if !rescaled {
-            self.confirmed.insert(f.number);
-        }
-        self.levels[1].push(f);
     }
+
+    /// Bytes a restore downloads: the files a native checkpoint lists (and its misc files), or
+    /// the canonical stream.
+    pub fn download_sizes(cp: &RocksCheckpoint) -> Vec<u64> {
+        if cp.kind == RocksSnapshotKind::Canonical {
+            return vec![cp.checkpointed_size];
+        }
+        let mut sizes: Vec<u64> = cp.files.iter().map(|f| f.bytes).collect();
+        sizes.push(MISC_FILES_BYTES);
+        sizes
+    }
+}
+
+/// The name of an uploaded SST file on checkpoint storage, which is also its
+/// `SharedStateRegistryKey`: Flink names uploads with random UUIDs; here a UUID-shaped hash of
+/// what makes the upload unique (the subtask, its chained operator, the file, the checkpoint
+/// that uploaded it), so a run names its files the same way every time.
+pub fn shared_handle_id(
+    task: crate::types::SubtaskId,
+    position: usize,
+    file: u64,
+    uploaded_in: CheckpointId,
+) -> String {
+    let words = [
+        u64::from(task.vertex),
+        u64::from(task.subtask),
+        position as u64,
+        file,
+        uploaded_in,
+    ];
+    let fnv = |seed: u64| {
+        words
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .fold(seed, |h, b| {
+                (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+            })
+    };
+    let (hi, lo) = (fnv(0xcbf2_9ce4_8422_2325), fnv(0x8422_2325_cbf2_9ce4));
+    format!(
+        "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}",
+        hi >> 32,
+        (hi >> 16) & 0xffff,
+        hi & 0xffff,
+        lo >> 48,
+        lo & 0xffff_ffff_ffff
+    )
 }
 
 #[cfg(test)]
@@ -412,20 +525,64 @@ mod tests {
     }
 
     #[test]
-    fn a_restore_without_rescaling_keeps_its_files_uploaded() {
+    fn placeholders_name_the_checkpoint_whose_upload_holds_them() {
         let mut r = RocksDbInstance::new(true);
-        r.restored(1000, MB, false);
-        let cp = r.checkpoint(7, false, (0, 0), 1000, MB);
-        assert!(cp.uploaded.is_empty());
-        assert_eq!(cp.checkpointed_size, MISC_FILES_BYTES);
-        let mut rescaled = RocksDbInstance::new(true);
-        rescaled.restored(1000, MB, true);
+        r.checkpoint(1, false, (1000, MB), 1000, MB);
+        r.complete(1);
+        r.checkpoint(2, false, (10, 10_000), 1000, MB);
+        r.complete(2);
+        let c = r.checkpoint(3, false, (10, 10_000), 1000, MB);
+        assert_eq!(c.uploaded_in, [1, 2, 3]);
+        let mut full = RocksDbInstance::new(false);
+        full.checkpoint(1, false, (1000, MB), 1000, MB);
+        full.complete(1);
         assert_eq!(
-            rescaled
-                .checkpoint(7, false, (0, 0), 1000, MB)
-                .uploaded
-                .len(),
-            1
+            full.checkpoint(2, false, (1, 1), 1000, MB).uploaded_in,
+            [2, 2]
         );
+    }
+
+    #[test]
+    fn a_claimed_restore_keeps_the_files_and_their_uploads() {
+        let mut r = RocksDbInstance::new(true);
+        r.checkpoint(1, false, (1000, MB), 1000, MB);
+        r.complete(1);
+        let cp = r.checkpoint(2, false, (10, 10_000), 1010, MB);
+        let mut restored = RocksDbInstance::new(true);
+        restored.restored(Some(&cp), true, 1010, MB);
+        assert_eq!(restored.levels(), r.levels());
+        let next = restored.checkpoint(3, false, (5, 5000), 1010, MB);
+        assert_eq!(next.uploaded, [3], "only the new L0 file: 1 and 2 are held");
+        assert_eq!(next.uploaded_in, [1, 2, 3]);
+        // A new job restored from the checkpoint (NO_CLAIM) does not own the files.
+        let mut unclaimed = RocksDbInstance::new(true);
+        unclaimed.restored(Some(&cp), false, 1010, MB);
+        assert_eq!(
+            unclaimed.checkpoint(3, false, (0, 0), 1010, MB).uploaded,
+            [1, 2]
+        );
+        // Rescaled or from a savepoint: one ingested file, uploaded by the next checkpoint.
+        let mut rescaled = RocksDbInstance::new(true);
+        rescaled.restored(None, true, 1010, MB);
+        let first = rescaled.checkpoint(7, false, (0, 0), 1010, MB);
+        assert_eq!(first.uploaded.len(), 1);
+        assert_eq!(first.files[0].level, 1);
+    }
+
+    #[test]
+    fn handle_ids_differ_by_subtask_file_and_upload() {
+        use crate::types::SubtaskId;
+        let t = |subtask| SubtaskId { vertex: 1, subtask };
+        let a = shared_handle_id(t(0), 0, 3, 5);
+        assert_eq!(a.len(), 36);
+        assert_eq!(a, shared_handle_id(t(0), 0, 3, 5));
+        for other in [
+            shared_handle_id(t(1), 0, 3, 5),
+            shared_handle_id(t(0), 1, 3, 5),
+            shared_handle_id(t(0), 0, 4, 5),
+            shared_handle_id(t(0), 0, 3, 6),
+        ] {
+            assert_ne!(a, other);
+        }
     }
 }

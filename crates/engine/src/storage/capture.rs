@@ -9,6 +9,8 @@ use super::{
 };
 use crate::coordinator::ExternalizedCheckpointRetention;
 use crate::sim::{JobStatus, Simulation};
+use crate::state::rocksdb::{shared_handle_id, RocksSnapshotKind};
+use crate::state::{RocksCheckpoint, SstFile};
 use crate::task::TaskStateSnapshot;
 use crate::types::CheckpointId;
 
@@ -32,12 +34,23 @@ pub struct CheckpointStorage {
 }
 
 impl CheckpointStorage {
-    /// Storage for a job just submitted: what it already holds (the checkpoint it was restored
-    /// from) is stored already and not written again.
+    /// Storage for a simulation that continues another moment of a job already stored (time
+    /// travel): what it already holds is stored already and not written again.
     pub fn attach(sim: &Simulation) -> CheckpointStorage {
         CheckpointStorage {
             job_id: sim.coordinator.job_id().to_string(),
             emitted: sim.completed_state.keys().copied().collect(),
+            cancel_handled: !sim.status.is_live(),
+        }
+    }
+
+    /// Storage for a job just submitted that may have run ahead already (a tutorial step, a
+    /// link's `until`): what it retains is written, except the checkpoint it was submitted from
+    /// (`flink run -s`), which lives in the directory of the job that took it.
+    pub fn submitted(sim: &Simulation) -> CheckpointStorage {
+        CheckpointStorage {
+            job_id: sim.coordinator.job_id().to_string(),
+            emitted: sim.unclaimed_restore.into_iter().collect(),
             cancel_handled: !sim.status.is_live(),
         }
     }
@@ -128,14 +141,27 @@ fn subtask_files(dir: &str, vertex: &str, snap: &TaskStateSnapshot) -> Vec<State
     };
     let mut files = Vec::new();
     for (position, k) in &snap.keyed {
+        let rocksdb = snap
+            .rocksdb
+            .iter()
+            .find(|(p, _)| p == position)
+            .map(|(_, r)| r);
+        // RocksDB: the keyed file is the instance's metadata and private files; its SST files
+        // follow. The snapshot's entries ride along in it: the simulator restores from them.
+        let size = rocksdb.map_or(k.state_size, |r| {
+            r.state_size - r.files.iter().map(|f| f.bytes).sum::<u64>()
+        });
         files.push(file(
             format!("keyed-{position}"),
-            k.state_size,
+            size,
             StateFileContent::Keyed {
                 position: *position,
                 snapshot: k.clone(),
             },
         ));
+        if let Some(r) = rocksdb {
+            files.extend(sst_files(dir, vertex, snap, *position, r));
+        }
     }
     for (position, o) in &snap.operator {
         files.push(file(
@@ -178,6 +204,42 @@ fn subtask_files(dir: &str, vertex: &str, snap: &TaskStateSnapshot) -> Vec<State
         ));
     }
     files
+}
+
+/// A RocksDB checkpoint's SST files: under `shared/` when incremental, else in `dir`, named
+/// like Flink's uploads (a UUID each).
+fn sst_files(
+    dir: &str,
+    vertex: &str,
+    snap: &TaskStateSnapshot,
+    position: usize,
+    r: &RocksCheckpoint,
+) -> Vec<StateFile> {
+    let sst = |path: String, f: &SstFile, uploaded_in| StateFile {
+        path,
+        vertex: vertex.to_string(),
+        subtask: snap.task.subtask,
+        size: f.bytes,
+        content: StateFileContent::Sst {
+            position,
+            file: f.clone(),
+            uploaded_in,
+        },
+    };
+    if r.kind == RocksSnapshotKind::Incremental {
+        return r
+            .shared_files(snap.task, position)
+            .map(|(path, f, by)| sst(path, f, by))
+            .collect();
+    }
+    r.files
+        .iter()
+        .zip(&r.uploaded_in)
+        .map(|(f, by)| {
+            let id = shared_handle_id(snap.task, position, f.number, *by);
+            sst(format!("{dir}/{id}"), f, *by)
+        })
+        .collect()
 }
 
 /// The stored form of retained checkpoint or savepoint `id`, if the simulation still holds it.

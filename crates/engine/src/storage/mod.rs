@@ -4,10 +4,11 @@
 //! owns the bytes; the engine only describes them and restores from them.
 //!
 //! Layout, as `FsCheckpointStorageLocation` lays it out under `<checkpoint-dir>/<job-id>/`:
-//! `chk-N/_metadata` (`Checkpoints.storeCheckpointMetadata`) plus the state files of that
-//! checkpoint; the heap backend writes full snapshots, so every file is exclusive to `chk-N/`
-//! (`shared/` would hold incremental RocksDB files referenced by several checkpoints and
-//! `taskowned/` state the task manager owns, such as changelog files; both stay empty here).
+//! `chk-N/_metadata` (`Checkpoints.storeCheckpointMetadata`) plus the state files exclusive to
+//! that checkpoint (the heap backend's full snapshots, a full RocksDB checkpoint's SST files);
+//! `shared/` holds the SST files of incremental RocksDB checkpoints, each listed by every
+//! checkpoint that refers to it and deleted once none retained does (`SharedStateRegistry`);
+//! `taskowned/` (state the task manager owns, such as changelog files) stays empty here.
 //! Savepoints are self-contained `savepoint-<job>-<id>/` directories owned by the user.
 
 mod capture;
@@ -22,7 +23,7 @@ pub use capture::{retention_discards, CheckpointStorage, StorageEffect};
 use crate::coordinator::CheckpointProperties;
 use crate::network::Record;
 use crate::scenario::Scenario;
-use crate::state::{KeyedStateSnapshot, OperatorStateSnapshot};
+use crate::state::{KeyedStateSnapshot, OperatorStateSnapshot, SstFile};
 use crate::types::{CheckpointId, Micros};
 
 /// Version of the stored format; a file with another version is refused with a clear message.
@@ -114,6 +115,15 @@ pub enum StateFileContent {
     /// Pre-committed two-phase-commit transactions (committables).
     Committables {
         committables: Vec<StoredCommittable>,
+    },
+    /// One SST file of the RocksDB instance of the chained operator at `position`: under
+    /// `shared/` for an incremental checkpoint (several checkpoints list it), in `chk-N/` for a
+    /// full one. `uploaded_in`: the checkpoint whose upload it is. The keyed file beside it is
+    /// the instance's metadata and private files (MANIFEST, CURRENT, OPTIONS).
+    Sst {
+        position: usize,
+        file: SstFile,
+        uploaded_in: CheckpointId,
     },
 }
 

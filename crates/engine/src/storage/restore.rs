@@ -9,8 +9,10 @@ use crate::coordinator::{CompletedCheckpoint, OperatorStateHandle};
 use crate::network::Record;
 use crate::scenario::JobGraph;
 use crate::sim::Simulation;
+use crate::state::rocksdb::{RocksSnapshotKind, MISC_FILES_BYTES};
+use crate::state::{RocksCheckpoint, SstFile};
 use crate::task::TaskStateSnapshot;
-use crate::types::SubtaskId;
+use crate::types::{CheckpointId, SubtaskId};
 
 fn records(rs: &[StoredRecord]) -> Vec<Record> {
     rs.iter().map(Record::from).collect()
@@ -65,6 +67,7 @@ fn snapshots(
             finished: s.finished,
             ..Default::default()
         };
+        let mut ssts: BTreeMap<usize, Vec<(&SstFile, CheckpointId, bool)>> = BTreeMap::new();
         for path in &s.files {
             let file = files
                 .get(path.as_str())
@@ -103,11 +106,56 @@ fn snapshots(
                 StateFileContent::Committables { committables } => {
                     snap.committables = committables.clone()
                 }
+                StateFileContent::Sst {
+                    position,
+                    file,
+                    uploaded_in,
+                } => ssts.entry(*position).or_default().push((
+                    file,
+                    *uploaded_in,
+                    path.starts_with("shared/"),
+                )),
             }
         }
+        snap.rocksdb = ssts
+            .into_iter()
+            .map(|(pos, files)| (pos, native_checkpoint(stored.id(), &files)))
+            .collect();
         out.insert(task as u32, snap);
     }
     Ok(out)
+}
+
+/// The native RocksDB checkpoint a stored checkpoint's SST files describe: incremental when they
+/// sit under `shared/`.
+fn native_checkpoint(
+    id: CheckpointId,
+    files: &[(&SstFile, CheckpointId, bool)],
+) -> RocksCheckpoint {
+    let kind = if files.iter().any(|(_, _, shared)| *shared) {
+        RocksSnapshotKind::Incremental
+    } else {
+        RocksSnapshotKind::NativeFull
+    };
+    let total: u64 = files.iter().map(|(f, _, _)| f.bytes).sum();
+    let new: u64 = files
+        .iter()
+        .filter(|(_, by, _)| *by == id)
+        .map(|(f, _, _)| f.bytes)
+        .sum();
+    RocksCheckpoint {
+        kind,
+        files: files.iter().map(|(f, _, _)| (*f).clone()).collect(),
+        uploaded: files
+            .iter()
+            .filter(|(_, by, _)| *by == id)
+            .map(|(f, _, _)| f.number)
+            .collect(),
+        uploaded_in: files.iter().map(|(_, by, _)| *by).collect(),
+        checkpointed_size: new + MISC_FILES_BYTES,
+        state_size: total + MISC_FILES_BYTES,
+        ..RocksCheckpoint::default()
+    }
 }
 
 impl Simulation {
@@ -161,6 +209,9 @@ impl Simulation {
             handles,
             external_pointer: m.external_pointer.clone(),
         });
+        // `execution.state-recovery.claim-mode: NO_CLAIM`: the new job never takes the
+        // checkpoint's files over, so its first RocksDB checkpoint uploads everything.
+        sim.unclaimed_restore = Some(id);
         sim.restore_from(id)?;
         Ok(sim)
     }

@@ -18,7 +18,9 @@ mod source;
 mod stream_task;
 mod time;
 
-pub use checkpointing::{PendingSnapshot, SubtaskCheckpointCoordinator, TaskStateSnapshot};
+pub use checkpointing::{
+    PendingSnapshot, RestoreWork, SubtaskCheckpointCoordinator, TaskStateSnapshot,
+};
 pub use mailbox::{Mail, Mailbox};
 pub use operators::{filter_passes, mix64, Datagen, Keyed, Operator, TwoPhaseCommit};
 pub use output::{pointwise_targets, OutputRoute};

@@ -173,18 +173,23 @@ impl Keyed {
 
     /// Replaces the state with the key groups of `range` from `snapshots` (of the operator's
     /// previous subtasks), re-finding its value state by the name `Keyed::new` registered.
+    /// `rocksdb`: the native checkpoint of this same subtask when nothing was rescaled, and
+    /// whether the job owns its files (see [`crate::state::RocksDbInstance::restored`]).
     pub fn restore(
         &mut self,
         max_parallelism: u32,
         range: KeyGroupRange,
         snapshots: &[KeyedStateSnapshot],
+        rocksdb: (Option<&crate::state::RocksCheckpoint>, bool),
     ) -> Result<(), String> {
         self.backend = HeapKeyedStateBackend::restore(max_parallelism, range, snapshots)?;
         if let Some(r) = self.rocksdb.as_mut() {
-            let rescaled = !matches!(snapshots, [one] if one.key_group_range == range);
+            // Not rescaled: one of the handles is exactly this subtask's key groups.
+            let rescaled = !snapshots.iter().any(|s| s.key_group_range == range);
             let counters = self.backend.counters();
             let bytes: u64 = snapshots.iter().map(|s| s.state_size).sum();
-            r.restored(counters.entries, bytes, rescaled);
+            let from = rocksdb.0.filter(|_| !rescaled);
+            r.restored(from, rocksdb.1, counters.entries, bytes);
         }
         self.state = [COUNT_STATE, WINDOW_SUM_STATE]
             .into_iter()

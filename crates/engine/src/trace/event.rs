@@ -144,6 +144,14 @@ pub enum TraceKind {
         size: u32,
         announced: bool,
     },
+    /// `SharedStateRegistryImpl.unregisterUnusedState`: shared files (incremental RocksDB SSTs)
+    /// no retained checkpoint lists any more are deleted from `shared/`.
+    SharedStateDiscarded {
+        files: u32,
+        bytes: u64,
+        /// The lowest checkpoint still retained.
+        lowest_retained: CheckpointId,
+    },
     /// Input the model could not place (never expected; kept visible rather than dropped).
     Warning {
         message: String,
@@ -190,6 +198,7 @@ impl TraceKind {
             Restored { .. } => "Restored",
             JobFailed { .. } => "JobFailed",
             BufferSizeRecalculated { .. } => "BufferSizeRecalculated",
+            SharedStateDiscarded { .. } => "SharedStateDiscarded",
             Warning { .. } => "Warning",
         }
     }
@@ -293,6 +302,13 @@ impl TraceKind {
                 "input gate {gate}: {throughput} bytes/s over {buffers_in_use} buffers in use: buffer size {size} bytes{}",
                 if *announced { ", announced upstream" } else { " (within the threshold, not announced)" }
             ),
+            SharedStateDiscarded {
+                files,
+                bytes,
+                lowest_retained,
+            } => format!(
+                "{files} shared files ({bytes} bytes) deleted: no checkpoint from {lowest_retained} on refers to them"
+            ),
             Warning { message } => format!("warning: {message}"),
         }
     }
@@ -375,6 +391,11 @@ impl TraceKind {
                 u64::from(*gate) << 32 | u64::from(*buffers_in_use),
                 u64::from(*size) << 1 | u64::from(*announced),
             ),
+            SharedStateDiscarded {
+                files,
+                bytes,
+                lowest_retained,
+            } => (36, u64::from(*files), *bytes, *lowest_retained),
         };
         h.u64(tag);
         h.u64(a);

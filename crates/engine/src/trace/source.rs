@@ -133,6 +133,7 @@ pub static SOURCES: &[FlinkSource] = &[
     src!("Restored", "CheckpointCoordinator.restoreLatestCheckpointedStateToAll", "CheckpointCoordinator", "restoreLatestCheckpointedStateToAll", "flink-runtime/src/main/java/org/apache/flink/runtime/checkpoint", 1699),
     src!("JobFailed", "CheckpointFailureManager.checkFailureCounter", "CheckpointFailureManager", "checkFailureCounter", "flink-runtime/src/main/java/org/apache/flink/runtime/checkpoint", 217),
     src!("BufferSizeRecalculated", "SingleInputGate.triggerDebloating", "SingleInputGate", "triggerDebloating", "flink-runtime/src/main/java/org/apache/flink/runtime/io/network/partition/consumer", 514),
+    src!("SharedStateDiscarded", "SharedStateRegistryImpl.unregisterUnusedState", "SharedStateRegistryImpl", "unregisterUnusedState", "flink-runtime/src/main/java/org/apache/flink/runtime/state", 159),
     src!("Warning", "StreamTask.handleAsyncException", "StreamTask", "handleAsyncException", "flink-runtime/src/main/java/org/apache/flink/streaming/runtime/tasks", 1739),
 ];
 
@@ -236,6 +237,11 @@ mod tests {
                 buffers_in_use: 1,
                 size: 1,
                 announced: true,
+            },
+            SharedStateDiscarded {
+                files: 1,
+                bytes: 1,
+                lowest_retained: 1,
             },
             Warning { message: s() },
         ]
