@@ -124,18 +124,28 @@ test('cancel: RETAIN_ON_CANCELLATION keeps the checkpoints, the default discards
     await storageReady(page);
     await configure(page, `execution.checkpointing.externalized-checkpoint-retention: ${retention}\nexecution.checkpointing.interval: 2s`);
     await fast(page);
-    await countAtLeast(page, CHECKPOINTS, 1);
+    await page.waitForFunction(() => Number(document.querySelector('#count-completed').textContent) >= 3,
+      null, { timeout: 60000 });
+    // The configured job's directory: its newest checkpoint is past the page's first job's (which
+    // may have stored its checkpoint 1 before the paste replaced it).
+    const newest = async () => (await keys(page))
+      .sort((a, b) => Number(b.split('chk-')[1]) - Number(a.split('chk-')[1]))[0] ?? '';
+    await page.waitForFunction((sel) => [...document.querySelectorAll(sel)]
+      .some((e) => Number(e.dataset.key.split('chk-')[1]) >= 3), CHECKPOINTS, { timeout: 15000 });
+    const job = (await newest()).split('/chk-')[0];
     await page.click('#cancel-job');
     await page.waitForFunction(() => document.querySelector('#job-status').textContent.includes('CANCELED'));
     if (kept) {
       await page.waitForTimeout(500);
-      assert.ok(await page.locator(CHECKPOINTS).count() >= 1, retention);
+      assert.ok(await page.$$eval(CHECKPOINTS, (els, job) =>
+        els.filter((e) => e.dataset.key.startsWith(`${job}/`)).length, job) >= 1, retention);
     } else {
       // The discard is an IndexedDB transaction: wait for it (a loaded machine is slow), but
       // not forever.
-      await page.waitForFunction((sel) => document.querySelectorAll(sel).length === 0, CHECKPOINTS,
-        { timeout: 15000 }).catch(() => {});
-      assert.equal(await page.locator(CHECKPOINTS).count(), 0, retention);
+      await page.waitForFunction(([sel, job]) => ![...document.querySelectorAll(sel)]
+        .some((e) => e.dataset.key.startsWith(`${job}/`)), [CHECKPOINTS, job], { timeout: 15000 }).catch(() => {});
+      const left = await keys(page);
+      assert.ok(!left.some((k) => k.startsWith(`${job}/`)), `${retention}: ${left}`);
       assert.match(await page.textContent('#storage-message'), /discarded/);
     }
     assert.deepEqual(errors, []);

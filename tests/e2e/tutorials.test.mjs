@@ -69,6 +69,7 @@ const EXPECT = {
     { stop: /completed 4 in/, checkpoint: 4, highlight: false },
     { stop: /completed 4 in/, checkpoint: 4, highlight: false },
     { stop: /completed 5 in/, checkpoint: 5, highlight: false },
+    { stop: /completed 7 in/, checkpoint: 7, highlight: false },
   ],
 };
 
@@ -138,6 +139,19 @@ test('the picker lists the eight tutorials and opens one', async () => {
   await page.close();
 });
 
+// State backends, step 4: after the compaction the whole state is uploaded again (checkpointed =
+// full size), and the inspector lists the keyed subtask's SST files: one new L0 file and the
+// compacted level; the task learns that checkpoint 5 holds them with notifyCheckpointComplete.
+async function compactionChecks(page) {
+  await panelShot(page, '#checkpoints', 'state-backends-history');
+  await page.click('#job-graph .vertex[data-vertex="1"] .subtask[data-subtask="1"]');
+  await page.waitForSelector('#insp-rocksdb');
+  const levels = await page.$$eval('#insp-rocksdb tbody tr', (r) => r.map((x) => x.dataset.level));
+  assert.deepEqual(levels, ['0', '1'], `${levels}`);
+  assert.match(await page.textContent('#insp-rocksdb'), /2 SST file\(s\).*incremental/);
+  await panelShot(page, '#inspector-panel', 'state-backends-rocksdb-files');
+}
+
 for (const id of Object.keys(EXPECT)) {
   test(`tutorial ${id}: every step stops on its condition; Back and links are exact`, async () => {
     const { page, errors } = await openPage(browser, `${site.url}#tutorial=${id}&step=1`);
@@ -149,6 +163,7 @@ for (const id of Object.keys(EXPECT)) {
       prints.push(await atStep(page, id, k));
       durations.push(await checkStep(page, id, k));
       if (k === 1) await screenshot(page, `tutorial-${id}-first`);
+      if (id === 'state-backends' && k === 4) await compactionChecks(page);
     }
     await screenshot(page, `tutorial-${id}-last`);
     assert.equal(await page.isDisabled('#tutorial-next'), true);
@@ -180,16 +195,18 @@ for (const id of Object.keys(EXPECT)) {
       await panelShot(other.page, '#timeline', 'debloat-timeline');
     }
     if (id === 'state-backends') {
-      // After the compaction the whole state is uploaded again: checkpointed = full size.
-      await panelShot(other.page, '#checkpoints', 'state-backends-history');
-      // The inspector lists the keyed subtask's SST files: one new L0 file and the compacted
-      // level; the task learns that checkpoint 5 holds them with notifyCheckpointComplete.
-      await other.page.click('#job-graph .vertex[data-vertex="1"] .subtask[data-subtask="1"]');
-      await other.page.waitForSelector('#insp-rocksdb');
-      const levels = await other.page.$$eval('#insp-rocksdb tbody tr', (r) => r.map((x) => x.dataset.level));
-      assert.deepEqual(levels, ['0', '1'], `${levels}`);
-      assert.match(await other.page.textContent('#insp-rocksdb'), /2 SST file\(s\).*incremental/);
-      await panelShot(other.page, '#inspector-panel', 'state-backends-rocksdb-files');
+      // Retained checkpoints 5-7 list their SST files in shared/, each once with its reference
+      // count: per subtask the compacted level and checkpoint 5's L0 file (3), checkpoint 6's
+      // (2) and checkpoint 7's (1). Checkpoints 1-4's files were deleted.
+      await other.page.waitForSelector('#storage-panel li.dir.shared .shared-file', { timeout: 20000 });
+      await other.page.waitForFunction(() =>
+        document.querySelectorAll('#storage-panel li.dir.shared .shared-file').length === 8, null, { timeout: 20000 });
+      const refs = await other.page.$$eval('#storage-panel li.dir.shared .shared-file', (r) => r.map((x) => +x.dataset.refs));
+      assert.deepEqual(refs.sort(), [1, 1, 2, 2, 3, 3, 3, 3], `${refs}`);
+      assert.match(await other.page.textContent('#storage-panel li.dir.shared'), /000005\.sst/);
+      const dirs = await other.page.$$eval('#storage-panel li.dir.checkpoint', (d) => d.map((x) => x.dataset.id));
+      assert.deepEqual(dirs, ['5', '6', '7']);
+      await panelShot(other.page, '#storage-panel', 'state-backends-shared-files');
     }
     assert.deepEqual(other.errors, []);
     await other.page.close();

@@ -53,12 +53,26 @@ impl PartialEq for SimCell {
     }
 }
 
+thread_local! {
+    static SUBMISSIONS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+fn next_submission() -> u64 {
+    SUBMISSIONS.with(|n| {
+        n.set(n.get() + 1);
+        n.get()
+    })
+}
+
 /// The simulation as of one version of the job: equal while it is the same simulation,
 /// unchanged. Components that read the simulation take it as a prop.
 #[derive(Clone, PartialEq)]
 pub struct SimRef {
     pub cell: SimCell,
     pub version: u64,
+    /// Which submission of a job this is: a new job (opened from a link, a tutorial step, a
+    /// stored checkpoint) is a new one; time travel keeps it.
+    pub submission: u64,
 }
 
 impl SimRef {
@@ -106,6 +120,7 @@ impl Job {
             sim: SimRef {
                 cell: SimCell(Rc::new(RefCell::new(sim))),
                 version: 0,
+                submission: next_submission(),
             },
             preset,
             custom,

@@ -13,7 +13,7 @@ use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 use super::storage_tree::{RowAction, StorageTree};
-use crate::job::{SimCell, SimRef};
+use crate::job::SimRef;
 use crate::state::{Action, State};
 use crate::storage::{db, execute, records, Listed, Outcome, StorageError};
 
@@ -40,8 +40,9 @@ type Message = Option<(bool, String)>;
 
 struct Shared {
     db: Option<Database>,
-    /// The simulation the outbox follows; a new one is a new submission of the job.
+    /// The simulation the outbox follows, and its job's submission (`SimRef::submission`).
     sim: usize,
+    submission: u64,
     /// Flink gives every submission a fresh JobID, so a new run (after a reload, a reset, a
     /// restore) never overwrites or retires the checkpoints of an earlier one.
     job_id: String,
@@ -133,6 +134,7 @@ pub fn storage_browser(p: &StorageProps) -> Html {
     let shared = use_mut_ref(|| Shared {
         db: None,
         sim: 0,
+        submission: 0,
         job_id: String::new(),
         outbox: CheckpointStorage::default(),
         waiting: Vec::new(),
@@ -176,7 +178,7 @@ pub fn storage_browser(p: &StorageProps) -> Html {
             entries.clone(),
             message.clone(),
             shared.clone(),
-            p.sim.cell.clone(),
+            p.sim.clone(),
         );
         let off = matches!(*conn, Conn::Off(_));
         use_effect_with(p.sim.version, move |_| {
@@ -253,7 +255,7 @@ pub fn storage_browser(p: &StorageProps) -> Html {
             if *conn == Conn::Ready {
                 <StorageTree entries={(*entries).clone()} busy={p.busy} onaction={onaction} />
             }
-            <p class="note">{ "As Flink's FsCheckpointStorage: each checkpoint is a directory chk-N/ with _metadata and its state files. The heap backend writes full snapshots, so every file is exclusive to its chk-N/; shared/ (incremental files several checkpoints reference) and taskowned/ stay empty. Savepoints are self-contained and yours: retention and cancel never delete them." }</p>
+            <p class="note">{ "As Flink's FsCheckpointStorage: each checkpoint is a directory chk-N/ with _metadata and the state files exclusive to it (the heap backend's full snapshots, a full RocksDB checkpoint's SST files). Incremental RocksDB checkpoints put their SST files in shared/, where each stays while a retained checkpoint lists it. taskowned/ stays empty. Savepoints are self-contained and yours: retention and cancel never delete them." }</p>
         </div>
     }
 }
@@ -269,18 +271,26 @@ fn new_job_id() -> String {
 }
 
 fn poll(
-    cell: &SimCell,
+    r: &SimRef,
     shared: &Rc<RefCell<Shared>>,
     entries: UseStateHandle<Vec<Listed>>,
     message: UseStateHandle<Message>,
 ) {
-    let sim = cell.borrow();
+    let sim = r.cell.borrow();
     let mut s = shared.borrow_mut();
-    let ptr = cell.id();
+    let ptr = r.cell.id();
     if s.sim != ptr {
         s.sim = ptr;
-        s.job_id = new_job_id();
-        s.outbox = CheckpointStorage::attach(&sim);
+        // A new job gets a fresh JobID and writes what it retains (it may have run ahead: a
+        // tutorial step, a re-run catching up). Time travel continues the same job: its
+        // checkpoints are stored already, and one completed again is the same record.
+        s.outbox = if s.submission != r.submission {
+            s.job_id = new_job_id();
+            CheckpointStorage::submitted(&sim)
+        } else {
+            CheckpointStorage::attach(&sim)
+        };
+        s.submission = r.submission;
     }
     let engine_id = sim.coordinator.job_id().to_string();
     let job_id = s.job_id.clone();

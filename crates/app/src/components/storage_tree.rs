@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use yew::prelude::*;
 
 use crate::format::bytes;
+use crate::storage::records::FileEntry;
 use crate::storage::Listed;
 
 /// What a row's buttons ask for: (action, record key).
@@ -50,11 +51,39 @@ fn checkpoint_dir(p: &TreeProps, l: &Listed) -> Html {
     let name = dir_name(l);
     match &l.meta {
         Ok(m) => {
-            let total: u64 = m.files.iter().map(|f| f.size).sum();
+            // Its own files; incremental RocksDB files sit in `shared/`, listed once there.
+            let own: Vec<&FileEntry> = m
+                .files
+                .iter()
+                .filter(|f| !f.path.starts_with("shared/"))
+                .collect();
+            let shared: Vec<&FileEntry> = m
+                .files
+                .iter()
+                .filter(|f| f.path.starts_with("shared/"))
+                .collect();
+            let total: u64 = own.iter().map(|f| f.size).sum();
+            let shared_bytes: u64 = shared.iter().map(|f| f.size).sum();
             let kind = if l.savepoint {
                 "savepoint"
             } else {
                 "checkpoint"
+            };
+            let handles = if shared.is_empty() {
+                format!(
+                    "{} subtasks, {} files",
+                    m.checkpoint.metadata.subtasks.len(),
+                    m.files.len()
+                )
+            } else {
+                format!(
+                    "{} subtasks, {} handles: {} here, {} in shared/ ({})",
+                    m.checkpoint.metadata.subtasks.len(),
+                    m.files.len(),
+                    own.len(),
+                    shared.len(),
+                    bytes(shared_bytes)
+                )
             };
             html! {
                 <li class={classes!("dir", kind)} data-key={l.key.clone()} data-id={l.id.to_string()}>
@@ -65,10 +94,13 @@ fn checkpoint_dir(p: &TreeProps, l: &Listed) -> Html {
                     </div>
                     <ul class="files">
                         <li><span class="path">{ "_metadata" }</span>
-                            <span class="note">{ format!("{} subtasks, {} files", m.checkpoint.metadata.subtasks.len(), m.files.len()) }</span></li>
-                        { for m.files.iter().map(|f| html! {
+                            <span class="note">{ handles }</span></li>
+                        { for own.iter().map(|f| html! {
                             <li><span class="path">{ f.path.rsplit('/').next().unwrap_or(&f.path).to_string() }</span>
-                                <span class="size">{ bytes(f.size) }</span></li>
+                                <span class="size">{ bytes(f.size) }</span>
+                                if let Some(local) = &f.local {
+                                    <span class="note">{ local.clone() }</span>
+                                }</li>
                         }) }
                     </ul>
                 </li>
@@ -83,6 +115,78 @@ fn checkpoint_dir(p: &TreeProps, l: &Listed) -> Html {
                 </div>
             </li>
         },
+    }
+}
+
+/// One file of `shared/`: its size, whose SST file it is, and the checkpoints that list it.
+struct SharedFile {
+    size: u64,
+    local: Option<String>,
+    owner: String,
+    checkpoints: Vec<u64>,
+}
+
+/// `shared/` of one job: every file the stored checkpoints list there, with its reference count
+/// (the stored checkpoints that list it). A file no stored checkpoint lists is gone, as the
+/// `SharedStateRegistry` deletes it once no retained checkpoint does.
+fn shared_dir(checkpoints: &[&Listed]) -> Html {
+    let mut files: BTreeMap<&str, SharedFile> = BTreeMap::new();
+    for l in checkpoints {
+        let Ok(m) = &l.meta else { continue };
+        for f in m.files.iter().filter(|f| f.path.starts_with("shared/")) {
+            let e = files.entry(f.path.as_str()).or_insert_with(|| SharedFile {
+                size: f.size,
+                local: f.local.clone(),
+                owner: m
+                    .checkpoint
+                    .metadata
+                    .subtasks
+                    .iter()
+                    .find(|s| s.files.contains(&f.path))
+                    .map(|s| format!("{} ({})", s.vertex, s.subtask))
+                    .unwrap_or_default(),
+                checkpoints: Vec::new(),
+            });
+            e.checkpoints.push(l.id);
+        }
+    }
+    if files.is_empty() {
+        return html! {
+            <li class="dir shared"><div class="storage-row"><span class="path">{ "shared/" }</span>
+                <span class="note">{ "empty: incremental RocksDB checkpoints keep the SST files they share here" }</span></div></li>
+        };
+    }
+    let mut rows: Vec<(&str, SharedFile)> = files.into_iter().collect();
+    // Oldest upload first, then by SST file and subtask.
+    rows.sort_by(|a, b| {
+        let key = |r: &(&str, SharedFile)| {
+            (
+                r.1.checkpoints.first().copied(),
+                r.1.local.clone(),
+                r.1.owner.clone(),
+            )
+        };
+        key(a).cmp(&key(b))
+    });
+    let total: u64 = rows.iter().map(|(_, f)| f.size).sum();
+    html! {
+        <li class="dir shared">
+            <div class="storage-row"><span class="path">{ "shared/" }</span>
+                <span class="size">{ bytes(total) }</span>
+                <span class="note">{ format!("{} files (SharedStateRegistry): each stays while a retained checkpoint lists it", rows.len()) }</span></div>
+            <table class="data shared-files">
+                <thead><tr><th>{ "file" }</th><th>{ "size" }</th><th>{ "SST file of" }</th><th>{ "references" }</th><th>{ "listed by" }</th></tr></thead>
+                <tbody>{ for rows.iter().map(|(path, f)| html! {
+                    <tr class="shared-file" data-refs={f.checkpoints.len().to_string()}>
+                        <td class="path" title={path.to_string()}>{ path.trim_start_matches("shared/").chars().take(8).collect::<String>() + "…" }</td>
+                        <td class="size">{ bytes(f.size) }</td>
+                        <td>{ format!("{} · {}", f.local.as_deref().unwrap_or("SST"), f.owner) }</td>
+                        <td class="refs">{ f.checkpoints.len() }</td>
+                        <td>{ f.checkpoints.iter().map(|id| format!("chk-{id}")).collect::<Vec<_>>().join(", ") }</td>
+                    </tr>
+                }) }</tbody>
+            </table>
+        </li>
     }
 }
 
@@ -122,8 +226,7 @@ pub fn storage_tree(p: &TreeProps) -> Html {
                     <p class="path root">{ parent_dir(&checkpoints, format!("file:/tmp/flink-checkpoints/{id}/")) }</p>
                     <ul class="tree">
                         { for checkpoints.iter().map(|l| checkpoint_dir(p, l)) }
-                        <li class="dir shared"><div class="storage-row"><span class="path">{ "shared/" }</span>
-                            <span class="note">{ "empty: incremental (RocksDB) files several checkpoints share" }</span></div></li>
+                        { shared_dir(&checkpoints) }
                         <li class="dir taskowned"><div class="storage-row"><span class="path">{ "taskowned/" }</span>
                             <span class="note">{ "empty: state the TaskManager owns (e.g. changelog)" }</span></div></li>
                     </ul>

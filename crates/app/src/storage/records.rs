@@ -6,7 +6,7 @@
 //!   bytes, and `metadata`, the JSON of the stored checkpoint without its state files;
 //! - `state` (the state files): their JSON, deflated.
 
-use barrierlab_engine::storage::{checksum, StoredCheckpoint};
+use barrierlab_engine::storage::{checksum, StateFileContent, StoredCheckpoint};
 use serde::{Deserialize, Serialize};
 
 /// Inflated state files above this are refused: a damaged record cannot make us allocate more.
@@ -17,6 +17,10 @@ const MAX_STATE_BYTES: usize = 256 << 20;
 pub struct FileEntry {
     pub path: String,
     pub size: u64,
+    /// An SST file's name in its RocksDB instance (`000042.sst`); records from before RocksDB
+    /// files were listed have none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub local: Option<String>,
 }
 
 /// The `metadata` field of a `checkpoints` record.
@@ -56,6 +60,10 @@ pub fn encode(stored: &StoredCheckpoint) -> (String, Vec<u8>) {
             .map(|f| FileEntry {
                 path: f.path.clone(),
                 size: f.size,
+                local: match &f.content {
+                    StateFileContent::Sst { file, .. } => Some(file.name()),
+                    _ => None,
+                },
             })
             .collect(),
         checkpoint,
