@@ -35,4 +35,3 @@ pub fn run(args: ExplainArgs) -> Result<(), String> {
     print!("{}", render(&e));
     Ok(())
 }
-
