@@ -149,8 +149,14 @@ test('no checkpoints yet, markup in names, and 10 000 checkpoints', async () => 
   await page.goto(`${site.url}#import`, { waitUntil: 'load' });
   await page.waitForSelector('#import-page', { timeout: 15000 });
 
-  // A job collected right after submission: its graph, and "no checkpoints yet".
-  await page.setInputFiles('#import-file', EMPTY);
+  // A job collected right after submission, dropped on the page: its graph, and "no checkpoints
+  // yet".
+  await page.evaluate((text) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([text], 'no-checkpoints-yet.json', { type: 'application/json' }));
+    document.querySelector('#import-stored').dispatchEvent(
+      new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, await readFile(EMPTY, 'utf8'));
   await page.waitForSelector('#import-no-checkpoints');
   assert.equal(await page.locator('#import-graph .import-vertex').count(), 2);
   assert.match(await page.textContent('#import-overview-none'), /^No checkpoints yet/);

@@ -19,7 +19,10 @@ pub fn imported_graph(p: &GraphProps) -> Html {
     html! {
         <ol id="import-graph" class="import-graph">
             { for p.vertices.iter().map(|v| html! {
-                <li class={classes!("import-vertex", format!("bp-{}", v.backpressure.to_ascii_lowercase()))}
+                <li class={classes!("import-vertex", match v.backpressure.as_str() {
+                        "-" => "bp-unknown".to_string(),
+                        level => format!("bp-{}", level.to_ascii_lowercase()),
+                    })}
                     data-vertex={v.id.clone()}>
                     if !v.inputs.is_empty() {
                         <div class="import-inputs muted">

@@ -237,9 +237,44 @@ pub fn import_page(p: &ImportPageProps) -> Html {
         let selected = selected.clone();
         Callback::from(move |id: u64| selected.set(Some(id)))
     };
+    // A bundle file dropped anywhere on the page.
+    let dragging = use_state(|| false);
+    let ondrop = {
+        let (ontext, dragging) = (ontext.clone(), dragging.clone());
+        Callback::from(move |e: web_sys::DragEvent| {
+            e.prevent_default();
+            dragging.set(false);
+            if let Some(file) = e
+                .data_transfer()
+                .and_then(|d| d.files())
+                .and_then(|f| f.get(0))
+            {
+                open::read_file(file, ontext.clone());
+            }
+        })
+    };
+    let ondragover = {
+        let dragging = dragging.clone();
+        Callback::from(move |e: web_sys::DragEvent| {
+            e.prevent_default();
+            if !*dragging {
+                dragging.set(true);
+            }
+        })
+    };
+    let ondragleave = {
+        let dragging = dragging.clone();
+        Callback::from(move |e: web_sys::DragEvent| {
+            // Leaving the page, not moving between its children.
+            if e.related_target().is_none() {
+                dragging.set(false);
+            }
+        })
+    };
     let job = (*opened).clone();
     html! {
-        <main id="import-page" class="import-page">
+        <main id="import-page" class={classes!("import-page", dragging.then_some("dragging"))}
+              ondrop={ondrop} ondragover={ondragover} ondragleave={ondragleave}>
             <p class="import-back"><a id="import-back" href="#">{ "← Back to the simulated job" }</a></p>
             <div class="import-top">
                 <Panel id="import-open-panel" title="Open Flink job" area="import-open">

@@ -1,8 +1,8 @@
-//! "Open Flink job…": a bundle from a file (picker or dropped on the page) or pasted. Hands the
+//! "Open Flink job…": a bundle from a file (the picker; drops are the page's) or pasted. Hands the
 //! text on; reading it is the page's (`imported::open_text`). A failed open keeps the pasted text.
 
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{DragEvent, File, HtmlInputElement, HtmlTextAreaElement};
+use web_sys::{File, HtmlInputElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
 /// Reads a file as text, or says why not.
@@ -23,7 +23,7 @@ pub struct OpenProps {
     pub busy: bool,
 }
 
-fn read_file(file: File, ontext: Callback<(String, String)>) {
+pub fn read_file(file: File, ontext: Callback<(String, String)>) {
     wasm_bindgen_futures::spawn_local(async move {
         let source = format!("the file “{}”", file.name());
         match file_text(file).await {
@@ -36,7 +36,6 @@ fn read_file(file: File, ontext: Callback<(String, String)>) {
 #[function_component(OpenBundle)]
 pub fn open_bundle(p: &OpenProps) -> Html {
     let paste = use_state(String::new);
-    let dragging = use_state(|| false);
     let onfile = {
         let ontext = p.ontext.clone();
         Callback::from(move |e: Event| {
@@ -47,31 +46,6 @@ pub fn open_bundle(p: &OpenProps) -> Html {
             // The same file chosen again (after fixing it) fires `change` again.
             input.set_value("");
         })
-    };
-    let ondrop = {
-        let (ontext, dragging) = (p.ontext.clone(), dragging.clone());
-        Callback::from(move |e: DragEvent| {
-            e.prevent_default();
-            dragging.set(false);
-            if let Some(file) = e
-                .data_transfer()
-                .and_then(|d| d.files())
-                .and_then(|f| f.get(0))
-            {
-                read_file(file, ontext.clone());
-            }
-        })
-    };
-    let ondragover = {
-        let dragging = dragging.clone();
-        Callback::from(move |e: DragEvent| {
-            e.prevent_default();
-            dragging.set(true);
-        })
-    };
-    let ondragleave = {
-        let dragging = dragging.clone();
-        Callback::from(move |_: DragEvent| dragging.set(false))
     };
     let oninput = {
         let paste = paste.clone();
@@ -94,8 +68,7 @@ pub fn open_bundle(p: &OpenProps) -> Html {
         })
     };
     html! {
-        <div class={classes!("import-drop", dragging.then_some("dragging"))}
-             ondrop={ondrop} ondragover={ondragover} ondragleave={ondragleave}>
+        <div class="import-drop">
             <p class="import-intro">
                 { "Open the checkpoint statistics of a real Flink 2.x job: the bundle " }
                 <code>{ "barrierlab collect --rest URL --job ID --out job.json" }</code>
@@ -105,7 +78,7 @@ pub fn open_bundle(p: &OpenProps) -> Html {
                 <button id="import-choose" class="primary" onclick={choose} disabled={p.busy}>{ "Choose a bundle file…" }</button>
                 <input id="import-file" ref={file_input} type="file" accept=".json,application/json"
                        class="visually-hidden" aria-label="Bundle file" onchange={onfile} />
-                <span class="muted">{ "or drop it on this box, or paste it below" }</span>
+                <span class="muted">{ "or drop it anywhere on this page, or paste it below" }</span>
             </div>
             <details class="import-paste">
                 <summary>{ "Paste a bundle" }</summary>
