@@ -29,6 +29,8 @@ use barrierlab_engine::trace::TraceKind;
 #[function_component(App)]
 pub fn app() -> Html {
     let state = use_reducer(|| State::open(&crate::share::location_hash()));
+    // `#import`, `#job=…`: a real Flink job's page instead of the workspace (not in embeds).
+    let import_route = crate::components::imported::use_import_route();
     use_page_effects(state.clone());
     use_shortcuts(state.dispatcher());
     // The job-graph edge whose fault menu is open.
@@ -260,6 +262,14 @@ pub fn app() -> Html {
                     </Panel>
                 </main>
                 { status_bar }
+            </div>
+        };
+    }
+    if let Some(route) = import_route {
+        return html! {
+            <div id="barrierlab" class="app">
+                <Header />
+                <crate::components::imported::ImportPage route={route} />
             </div>
         };
     }

@@ -12,6 +12,7 @@ pub mod faults;
 pub mod flink_job;
 pub mod format;
 mod hooks;
+pub mod imported;
 pub mod job;
 mod keyboard;
 pub mod model;

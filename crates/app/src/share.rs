@@ -31,7 +31,8 @@ pub fn opened_from_hash(hash: &str) -> Result<Option<Opened>, String> {
 /// The link a fragment holds: `Ok(None)` for an empty fragment, or why it does not decode.
 fn link_from_hash(hash: &str) -> Result<Option<Link>, String> {
     let hash = hash.trim();
-    if hash.is_empty() || hash == "#" {
+    // The imported-job views' routes are not links: the running job stays as it is.
+    if hash.is_empty() || hash == "#" || crate::imported::route(hash).is_some() {
         return Ok(None);
     }
     let fragment = if hash.starts_with('#') {

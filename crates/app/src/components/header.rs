@@ -49,6 +49,8 @@ pub fn header() -> Html {
             </h1>
             <span class="tagline">{ "Apache Flink 2.3 checkpointing, simulated in your browser" }</span>
             <span class="spacer" />
+            <a id="import-open" class="button-link" href="#import"
+               title="Open a real Flink job's checkpoint statistics (a bundle barrierlab collect wrote)">{ "Open Flink job…" }</a>
             <a id="tutorials-open" class="button-link" href="#tutorials">{ "Tutorials" }</a>
             <button id="theme-toggle" class="icon" title={title} aria-label={title} onclick={toggle}>
                 { label }

@@ -14,6 +14,7 @@ pub mod fault_menu;
 pub mod faults_panel;
 pub mod header;
 pub mod help;
+pub mod imported;
 pub mod inspector;
 pub mod job_graph;
 pub mod panel;

@@ -12,6 +12,7 @@
 pub mod bundle;
 pub mod explain;
 pub mod rest;
+pub mod words;
 
 #[cfg(test)]
 mod explain_tests;
