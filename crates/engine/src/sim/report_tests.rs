@@ -70,7 +70,7 @@ const PINNED: [&str; 7] = [
     "10090d5580c63198",
     "6275327a2f8e7a3d",
     "d7a84247c6b8d29d",
-    "d4a8c2820f115edc",
+    "b3ab818b26ba3eab",
     "bc95159945ab0c16",
     "e4c0b51702c82f58",
     "3eb1f608069cce36",
