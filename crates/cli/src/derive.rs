@@ -37,8 +37,13 @@ pub fn run(args: DeriveArgs) -> Result<(), String> {
     let json = derived.scenario.to_json_pretty() + "\n";
     match &args.out {
         Some(out) => {
-            std::fs::write(out, json).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
-            eprintln!("wrote {} (barrierlab run {} simulates it)", out.display(), out.display());
+            std::fs::write(out, json)
+                .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+            eprintln!(
+                "wrote {} (barrierlab run {} simulates it)",
+                out.display(),
+                out.display()
+            );
         }
         None => print!("{json}"),
     }

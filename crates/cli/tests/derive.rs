@@ -23,16 +23,23 @@ fn derives_a_scenario_that_runs() {
     let dir = temp_dir("run");
     let out = dir.join("x.json");
     let out = out.to_str().unwrap();
-    let (ok, stdout, err) = barrierlab(&["derive", &fixture("seed-backpressure.json"), "--out", out]);
+    let (ok, stdout, err) =
+        barrierlab(&["derive", &fixture("seed-backpressure.json"), "--out", out]);
     assert!(ok, "{err}");
     assert!(stdout.is_empty(), "{stdout}");
     // The notes say what was assumed.
-    assert!(err.contains("note: 'Source: datagen': keys are not in Flink's REST API"), "{err}");
+    assert!(
+        err.contains("note: 'Source: datagen': keys are not in Flink's REST API"),
+        "{err}"
+    );
     assert!(err.contains("ValueState<Long> counter"), "{err}");
     assert!(err.contains(&format!("wrote {out}")), "{err}");
     let json = std::fs::read_to_string(out).unwrap();
     assert!(json.contains("\"partitioner\": \"hash\""), "{json}");
-    assert!(json.contains("\"execution.checkpointing.interval\": \"5000ms\""), "{json}");
+    assert!(
+        json.contains("\"execution.checkpointing.interval\": \"5000ms\""),
+        "{json}"
+    );
 
     let (ok, stdout, err) = barrierlab(&["run", out, "--seconds", "20"]);
     assert!(ok, "{err}");

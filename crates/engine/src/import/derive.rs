@@ -157,7 +157,10 @@ pub fn derive(bundle: &JobBundle) -> Result<Derived, String> {
             let last = i + 1 == parts.len();
             if i == 0 && is_source {
                 let name = part.strip_prefix("Source: ").unwrap_or(part);
-                chain.push(OperatorSpec::new(name, source_kind(bundle, v, &order, &nodes, &mut notes)));
+                chain.push(OperatorSpec::new(
+                    name,
+                    source_kind(bundle, v, &order, &nodes, &mut notes),
+                ));
                 continue;
             }
             // A Sink V2 with a committer chains as `<name>: Writer -> <name>: Committer`.
@@ -206,7 +209,11 @@ pub fn derive(bundle: &JobBundle) -> Result<Derived, String> {
             cost(bundle, v, &mut chain, &mut notes);
         }
         for pair in chain.windows(2) {
-            edges.push(EdgeSpec::new(&pair[0].name, &pair[1].name, Partitioner::Forward));
+            edges.push(EdgeSpec::new(
+                &pair[0].name,
+                &pair[1].name,
+                Partitioner::Forward,
+            ));
         }
         let head = chain[0].name.clone();
         let tail = chain[chain.len() - 1].name.clone();
@@ -252,13 +259,31 @@ fn check_chaining(bundle: &JobBundle, scenario: &Scenario, renamed: bool) -> Res
     let mut derived: Vec<(String, u32)> = graph
         .vertices
         .iter()
-        .map(|v| (if renamed { String::new() } else { v.name.clone() }, v.parallelism))
+        .map(|v| {
+            (
+                if renamed {
+                    String::new()
+                } else {
+                    v.name.clone()
+                },
+                v.parallelism,
+            )
+        })
         .collect();
     let mut real: Vec<(String, u32)> = bundle
         .job
         .vertices
         .iter()
-        .map(|v| (if renamed { String::new() } else { v.name.clone() }, v.parallelism))
+        .map(|v| {
+            (
+                if renamed {
+                    String::new()
+                } else {
+                    v.name.clone()
+                },
+                v.parallelism,
+            )
+        })
         .collect();
     derived.sort();
     real.sort();
@@ -300,7 +325,9 @@ fn source_kind(
         notes.push(format!("'{}' was back-pressured ({bp:.0} ms/s): its measured {rate} records/s is what downstream let through, a floor for what it would produce", v.name));
     }
     // The first downstream vertex's bytes per record in, else what the source wrote.
-    let downstream = order.iter().find(|d| nodes[d.id.as_str()].inputs.iter().any(|i| i.id == v.id));
+    let downstream = order
+        .iter()
+        .find(|d| nodes[d.id.as_str()].inputs.iter().any(|i| i.id == v.id));
     let per_record = |vertex: &JobVertexDetailsInfo, bytes: &str, records: &str| {
         let b = summed(bundle, vertex, bytes)?;
         let r = summed(bundle, vertex, records)?;
@@ -318,7 +345,10 @@ fn source_kind(
             notes.push(format!("no byte and record counts for '{}': records of the default {DEFAULT_RECORD_SIZE} bytes", v.name));
             DEFAULT_RECORD_SIZE
         });
-    notes.push(format!("'{}': keys are not in Flink's REST API: {DEFAULT_KEYS} uniformly used keys", v.name));
+    notes.push(format!(
+        "'{}': keys are not in Flink's REST API: {DEFAULT_KEYS} uniformly used keys",
+        v.name
+    ));
     OperatorKind::Datagen {
         rate,
         record_size,

@@ -20,11 +20,11 @@ pub mod rest;
 pub mod words;
 
 #[cfg(test)]
-mod derive_tests;
-#[cfg(test)]
 mod explain_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_derive;
 
 pub use bundle::{
     read_bundle, short_request, BundleError, BundleHeader, FailedRequest, JobBundle,

@@ -46,7 +46,11 @@ fn bundle_edges(b: &JobBundle) -> Vec<(String, String, String)> {
         .flat_map(|n| {
             n.inputs.iter().map(|i| {
                 let from = b.vertex_name(&i.id).to_string();
-                (from, b.vertex_name(&n.id).to_string(), i.ship_strategy.clone())
+                (
+                    from,
+                    b.vertex_name(&n.id).to_string(),
+                    i.ship_strategy.clone(),
+                )
             })
         })
         .collect();
@@ -87,7 +91,10 @@ fn the_topology_is_the_real_jobs() {
     // The preset's checkpoint-aware map is a plain map here: REST does not tell them apart.
     assert_eq!(kind("checkpoint-aware-map"), "map");
     assert_eq!(kind("discard-sink"), "discard-sink");
-    assert!(d.notes.iter().any(|n| n.contains("ValueState<Long> counter")));
+    assert!(d
+        .notes
+        .iter()
+        .any(|n| n.contains("ValueState<Long> counter")));
 }
 
 #[test]
@@ -115,7 +122,11 @@ fn rates_sizes_and_costs_are_the_measured_ones() {
     // count-per-key read 1037 bytes a record (the seed's 1024-byte records as Flink counts them).
     assert!((1024..=1060).contains(&record_size), "{record_size}");
     assert_eq!(keys, DEFAULT_KEYS);
-    assert!(d.notes.iter().any(|n| n.contains("back-pressured")), "{:?}", d.notes);
+    assert!(
+        d.notes.iter().any(|n| n.contains("back-pressured")),
+        "{:?}",
+        d.notes
+    );
 
     // busyTimeMsPerSecond / numRecordsInPerSecond: 838 / 72.72 = 11.52 ms and 1000 / 86.03 =
     // 11.62 ms; the median (lower middle) less the chained map's and sink's defaults (3 us).
@@ -136,15 +147,28 @@ fn rates_sizes_and_costs_are_the_measured_ones() {
 fn checkpoint_settings_are_the_jobs() {
     let (_, d) = derived(RECORDED);
     let c = &d.scenario.config;
-    let get = |k: &str| c.get(k).map(String::as_str).unwrap_or_else(|| panic!("{k} missing: {c:?}"));
+    let get = |k: &str| {
+        c.get(k)
+            .map(String::as_str)
+            .unwrap_or_else(|| panic!("{k} missing: {c:?}"))
+    };
     assert_eq!(get("execution.checkpointing.interval"), "5000ms");
     assert_eq!(get("execution.checkpointing.mode"), "EXACTLY_ONCE");
     assert_eq!(get("execution.checkpointing.timeout"), "600000ms");
     assert_eq!(get("execution.checkpointing.min-pause"), "0ms");
-    assert_eq!(get("execution.checkpointing.max-concurrent-checkpoints"), "1");
-    assert_eq!(get("execution.checkpointing.tolerable-failed-checkpoints"), "0");
+    assert_eq!(
+        get("execution.checkpointing.max-concurrent-checkpoints"),
+        "1"
+    );
+    assert_eq!(
+        get("execution.checkpointing.tolerable-failed-checkpoints"),
+        "0"
+    );
     assert_eq!(get("execution.checkpointing.unaligned.enabled"), "false");
-    assert_eq!(get("execution.checkpointing.aligned-checkpoint-timeout"), "0ms");
+    assert_eq!(
+        get("execution.checkpointing.aligned-checkpoint-timeout"),
+        "0ms"
+    );
     assert_eq!(
         get("execution.checkpointing.externalized-checkpoint-retention"),
         "RETAIN_ON_CANCELLATION"
@@ -176,8 +200,16 @@ fn a_bundle_right_after_submission_derives_with_defaults_and_notes() {
     // No details: the keyed vertex shows no state, so count-per-key is a map (with a note).
     let i = d.scenario.operator_index("count-per-key").unwrap();
     assert_eq!(d.scenario.operators[i].kind, OperatorKind::Map);
-    for words in ["no numRecordsOutPerSecond", "HASH edge", "no busyTimeMsPerSecond"] {
-        assert!(d.notes.iter().any(|n| n.contains(words)), "{words}: {:?}", d.notes);
+    for words in [
+        "no numRecordsOutPerSecond",
+        "HASH edge",
+        "no busyTimeMsPerSecond",
+    ] {
+        assert!(
+            d.notes.iter().any(|n| n.contains(words)),
+            "{words}: {:?}",
+            d.notes
+        );
     }
     Simulation::new(d.scenario).unwrap();
 }
@@ -185,15 +217,24 @@ fn a_bundle_right_after_submission_derives_with_defaults_and_notes() {
 #[test]
 fn what_the_simulator_cannot_run_is_refused() {
     assert_eq!(partitioner("GLOBAL"), None);
-    assert_eq!(partitioner("RESCALE"), Some(crate::scenario::Partitioner::Rescale));
+    assert_eq!(
+        partitioner("RESCALE"),
+        Some(crate::scenario::Partitioner::Rescale)
+    );
     let global = RECORDED.replace("\"ship_strategy\":\"HASH\"", "\"ship_strategy\":\"GLOBAL\"");
     assert!(global != RECORDED, "the fixture's edge was not found");
     let e = derive(&read_bundle(&global).unwrap()).unwrap_err();
     assert!(e.contains("ships GLOBAL"), "{e}");
-    assert!(e.contains("FORWARD, HASH, REBALANCE, RESCALE and BROADCAST"), "{e}");
+    assert!(
+        e.contains("FORWARD, HASH, REBALANCE, RESCALE and BROADCAST"),
+        "{e}"
+    );
 
     // FORWARD where Flink did not chain (a disableChaining, say): the simulator would chain.
-    let forward = RECORDED.replace("\"ship_strategy\":\"HASH\"", "\"ship_strategy\":\"FORWARD\"");
+    let forward = RECORDED.replace(
+        "\"ship_strategy\":\"HASH\"",
+        "\"ship_strategy\":\"FORWARD\"",
+    );
     let e = derive(&read_bundle(&forward).unwrap()).unwrap_err();
     assert!(e.contains("would chain this job differently"), "{e}");
 
