@@ -11,6 +11,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 mod bench;
 #[cfg(not(target_arch = "wasm32"))]
 mod collect;
+mod derive;
 mod explain;
 mod export;
 mod fuzz;
@@ -56,6 +57,9 @@ enum Command {
     /// Explain a real job's checkpoints from a bundle `collect` wrote: for each, the critical
     /// subtask, the phase that dominated and Flink's figures behind it (no simulation).
     Explain(explain::ExplainArgs),
+    /// Derive a scenario from a bundle ("Simulate this job"): the real job's vertices, edges,
+    /// measured rates and costs and checkpoint settings, for `barrierlab run`; notes on stderr.
+    Derive(derive::DeriveArgs),
 }
 
 fn main() -> ExitCode {
@@ -70,6 +74,7 @@ fn main() -> ExitCode {
         #[cfg(not(target_arch = "wasm32"))]
         Command::Collect(args) => collect::run(args),
         Command::Explain(args) => explain::run(args),
+        Command::Derive(args) => derive::run(args),
         Command::Export(args) => {
             return match export::run(args) {
                 Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,387 @@
+//! "Simulate this job": a scenario derived from a bundle, so the simulator runs the real job's
+//! shape with its measured rates, costs and checkpoint settings (docs/collect.md).
+//!
+//! Pure: bundle in, [`Derived`] out. Every figure the bundle does not hold (keys, the source's
+//! rate when it has no metrics yet, the cluster) gets a documented default and a note; what the
+//! simulator cannot express (a ship strategy it has no partitioner for, a chain it would cut
+//! differently) is refused with a message. The result is checked with the engine's own
+//! validation and its chaining compared with the real job's vertices.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::bundle::JobBundle;
+use super::derive_config::checkpoint_config;
+use super::rest::{JobVertexDetailsInfo, PlanNode};
+use crate::scenario::{
+    Cluster, EdgeSpec, KeyDistribution, OperatorKind, OperatorSpec, Partitioner, Scenario,
+    SCENARIO_VERSION,
+};
+
+/// Keys of a derived datagen: REST does not expose them. Flink's default max parallelism (the
+/// lower bound, 128), so every key group of a default job can be reached.
+pub const DEFAULT_KEYS: u32 = 128;
+/// Records per second of a source without metrics (a bundle collected right after submission).
+pub const DEFAULT_RATE: u64 = 1000;
+/// Bytes per record when neither the metrics nor the vertex's I/O totals give one.
+pub const DEFAULT_RECORD_SIZE: u64 = 1024;
+
+/// A scenario derived from a bundle, and what was assumed to get it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Derived {
+    pub scenario: Scenario,
+    pub notes: Vec<String>,
+}
+
+/// Flink's ship strategy name as the simulator's partitioner. GLOBAL, SHUFFLE, CUSTOM,
+/// FORWARD_BATCH…: refused, the simulator has no such partitioner and a nearest one would change
+/// where records (and barriers) go.
+pub fn partitioner(ship_strategy: &str) -> Option<Partitioner> {
+    Some(match ship_strategy {
+        "FORWARD" => Partitioner::Forward,
+        "HASH" => Partitioner::Hash,
+        "REBALANCE" => Partitioner::Rebalance,
+        "RESCALE" => Partitioner::Rescale,
+        "BROADCAST" => Partitioner::Broadcast,
+        _ => return None,
+    })
+}
+
+/// The median of the values (the lower middle one of an even count); `None` when empty.
+fn median(mut v: Vec<f64>) -> Option<f64> {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len().saturating_sub(1) / 2).copied()
+}
+
+/// A metric summed over a vertex's subtasks; `None` when no subtask has it.
+fn summed(bundle: &JobBundle, v: &JobVertexDetailsInfo, metric: &str) -> Option<f64> {
+    let values: Vec<f64> = (0..v.parallelism)
+        .filter_map(|i| bundle.subtask_metric(&v.id, i, metric))
+        .collect();
+    (!values.is_empty()).then(|| values.iter().sum())
+}
+
+/// The vertices in the plan's order of dependencies (inputs first), ties in `/jobs/:id` order.
+fn topological<'a>(
+    bundle: &'a JobBundle,
+    nodes: &BTreeMap<&str, &'a PlanNode>,
+) -> Result<Vec<&'a JobVertexDetailsInfo>, String> {
+    let mut done: BTreeSet<&str> = BTreeSet::new();
+    let mut order = Vec::new();
+    while order.len() < bundle.job.vertices.len() {
+        let next = bundle.job.vertices.iter().find(|v| {
+            !done.contains(v.id.as_str())
+                && nodes[v.id.as_str()]
+                    .inputs
+                    .iter()
+                    .all(|i| done.contains(i.id.as_str()))
+        });
+        let Some(v) = next else {
+            return Err("the job's plan has a cycle or an input from a vertex the job does not list: not a streaming job the simulator can run".into());
+        };
+        done.insert(&v.id);
+        order.push(v);
+    }
+    Ok(order)
+}
+
+/// Keeps operator names unique: a repeated name gets `-2`, `-3`, … and a note.
+fn unique(name: &str, taken: &mut BTreeSet<String>, notes: &mut Vec<String>) -> String {
+    let mut candidate = name.to_string();
+    let mut n = 1;
+    while taken.contains(&candidate) {
+        n += 1;
+        candidate = format!("{name}-{n}");
+    }
+    if n > 1 {
+        notes.push(format!("operator name '{name}' is used more than once: the scenario calls this one '{candidate}' (its vertex name reads so)"));
+    }
+    taken.insert(candidate.clone());
+    candidate
+}
+
+/// Derives a scenario from a bundle; an error says what the simulator cannot run and why.
+pub fn derive(bundle: &JobBundle) -> Result<Derived, String> {
+    let mut notes = Vec::new();
+    let plan = bundle.job.plan.as_ref().ok_or(
+        "the bundle's /jobs/:id has no plan: the edges and their ship strategies are unknown",
+    )?;
+    let nodes: BTreeMap<&str, &PlanNode> = plan.nodes.iter().map(|n| (n.id.as_str(), n)).collect();
+    if let Some(v) = bundle
+        .job
+        .vertices
+        .iter()
+        .find(|v| !nodes.contains_key(v.id.as_str()))
+    {
+        return Err(format!(
+            "vertex '{}' is not in the job's plan: the bundle's /jobs/:id is inconsistent",
+            v.name
+        ));
+    }
+    let order = topological(bundle, &nodes)?;
+    let has_output: BTreeSet<&str> = plan
+        .nodes
+        .iter()
+        .flat_map(|n| n.inputs.iter().map(|i| i.id.as_str()))
+        .collect();
+    // Keyed state shows as a vertex's checkpointed size in the newest details that have it.
+    let keyed_state = |vid: &str| {
+        bundle
+            .details
+            .values()
+            .rev()
+            .find_map(|d| d.tasks.get(vid))
+            .map(|t| t.checkpointed_size.max(t.state_size) > 0)
+    };
+
+    let mut operators: Vec<OperatorSpec> = Vec::new();
+    let mut edges: Vec<EdgeSpec> = Vec::new();
+    let mut taken = BTreeSet::new();
+    // Per vertex: (head operator, last operator) names.
+    let mut ends: BTreeMap<&str, (String, String)> = BTreeMap::new();
+    let mut keyed_note = false;
+    let mut renamed = false;
+
+    for v in &order {
+        let node = nodes[v.id.as_str()];
+        let is_source = node.inputs.is_empty();
+        let parts: Vec<&str> = v.name.split(" -> ").collect();
+        let mut chain: Vec<OperatorSpec> = Vec::new();
+        if node.inputs.len() > 1 {
+            return Err(format!(
+                "vertex '{}' has {} inputs (a union or a two-input operator): deriving those is not supported yet",
+                v.name,
+                node.inputs.len()
+            ));
+        }
+        for (i, part) in parts.iter().enumerate() {
+            let last = i + 1 == parts.len();
+            if i == 0 && is_source {
+                let name = part.strip_prefix("Source: ").unwrap_or(part);
+                chain.push(OperatorSpec::new(
+                    name,
+                    source_kind(bundle, v, &order, &nodes, &mut notes),
+                ));
+                continue;
+            }
+            // A Sink V2 with a committer chains as `<name>: Writer -> <name>: Committer`.
+            if let Some(name) = part.strip_suffix(": Writer") {
+                let committer = format!("{name}: Committer");
+                if parts.get(i + 1) == Some(&committer.as_str()) && i + 2 == parts.len() {
+                    notes.push(format!("'{name}' writes and commits (Writer -> Committer): modelled as a two-phase-commit sink that pre-commits on the checkpoint and commits on notifyCheckpointComplete"));
+                    chain.push(OperatorSpec::new(name, OperatorKind::TwoPhaseCommitSink));
+                    break;
+                }
+                if last && !has_output.contains(v.id.as_str()) {
+                    chain.push(OperatorSpec::new(name, OperatorKind::DiscardSink));
+                    continue;
+                }
+            }
+            if last && !has_output.contains(v.id.as_str()) {
+                if let Some(name) = part.strip_prefix("Sink: ") {
+                    notes.push(format!("'{part}' (a legacy SinkFunction) is modelled as a discard sink, whose name reads '{name}: Writer'"));
+                    chain.push(OperatorSpec::new(name, OperatorKind::DiscardSink));
+                    continue;
+                }
+            }
+            let hashed = i == 0 && node.inputs.iter().any(|e| e.ship_strategy == "HASH");
+            let kind = if hashed && keyed_state(&v.id) == Some(true) {
+                keyed_note = true;
+                OperatorKind::KeyedCount
+            } else {
+                if hashed {
+                    notes.push(format!("'{part}' is reached by a HASH edge but its vertex shows no checkpointed state (or the bundle has no checkpoint details): modelled as a stateless map"));
+                }
+                OperatorKind::Map
+            };
+            chain.push(OperatorSpec::new(part, kind));
+        }
+        for op in &mut chain {
+            let name = unique(&op.name, &mut taken, &mut notes);
+            renamed |= name != op.name;
+            op.name = name;
+            op.parallelism = Some(v.parallelism);
+            op.max_parallelism = u32::try_from(v.max_parallelism).ok().filter(|&m| m > 0);
+        }
+        if v.max_parallelism <= 0 {
+            notes.push(format!("vertex '{}' has no maxParallelism in /jobs/:id: Flink's default for its parallelism", v.name));
+        }
+        if !is_source {
+            cost(bundle, v, &mut chain, &mut notes);
+        }
+        for pair in chain.windows(2) {
+            edges.push(EdgeSpec::new(
+                &pair[0].name,
+                &pair[1].name,
+                Partitioner::Forward,
+            ));
+        }
+        let head = chain[0].name.clone();
+        let tail = chain[chain.len() - 1].name.clone();
+        for input in &node.inputs {
+            let p = partitioner(&input.ship_strategy).ok_or_else(|| format!(
+                "the edge into '{}' ships {}: the simulator has FORWARD, HASH, REBALANCE, RESCALE and BROADCAST only",
+                v.name, input.ship_strategy
+            ))?;
+            edges.push(EdgeSpec::new(&ends[input.id.as_str()].1, &head, p));
+        }
+        ends.insert(&v.id, (head, tail));
+        operators.extend(chain);
+    }
+    if keyed_note {
+        notes.push("keyed logic is modelled as a ValueState<Long> counter per key (keyed-count): the real job's state holds what its functions keep".into());
+    }
+    notes.push("the TaskManagers are not in the bundle: the scenario runs on one TaskManager, so every channel is local".into());
+    let config = checkpoint_config(bundle, &mut notes)?;
+    let scenario = Scenario {
+        version: SCENARIO_VERSION,
+        name: bundle.job.name.clone(),
+        description: format!(
+            "Derived from job {} ({}) collected at {} from {}",
+            bundle.job.name, bundle.job.jid, bundle.header.collected_at, bundle.header.rest_url
+        ),
+        seed: 1,
+        cluster: Cluster::default(),
+        operators,
+        edges,
+        config,
+        faults: Vec::new(),
+    };
+    check_chaining(bundle, &scenario, renamed)?;
+    Ok(Derived { scenario, notes })
+}
+
+/// Validates the scenario and checks that it chains into the real job's vertices: the same
+/// names and parallelism (only the parallelism when a repeated operator name was changed).
+fn check_chaining(bundle: &JobBundle, scenario: &Scenario, renamed: bool) -> Result<(), String> {
+    let graph = scenario
+        .job_graph()
+        .map_err(|e| format!("the derived scenario is not valid: {e}"))?;
+    let mut derived: Vec<(String, u32)> = graph
+        .vertices
+        .iter()
+        .map(|v| {
+            (
+                if renamed {
+                    String::new()
+                } else {
+                    v.name.clone()
+                },
+                v.parallelism,
+            )
+        })
+        .collect();
+    let mut real: Vec<(String, u32)> = bundle
+        .job
+        .vertices
+        .iter()
+        .map(|v| {
+            (
+                if renamed {
+                    String::new()
+                } else {
+                    v.name.clone()
+                },
+                v.parallelism,
+            )
+        })
+        .collect();
+    derived.sort();
+    real.sort();
+    if derived != real {
+        let show = |s: &[(String, u32)]| {
+            s.iter()
+                .map(|(n, p)| format!("'{n}' ({p})"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        return Err(format!(
+            "the simulator would chain this job differently: the job has {}, the derived scenario {} (Flink did not chain a FORWARD edge the simulator chains, or a sink it names otherwise)",
+            show(&real),
+            show(&derived)
+        ));
+    }
+    Ok(())
+}
+
+/// A source vertex's datagen: its measured output rate and the record size downstream reads.
+fn source_kind(
+    bundle: &JobBundle,
+    v: &JobVertexDetailsInfo,
+    order: &[&JobVertexDetailsInfo],
+    nodes: &BTreeMap<&str, &PlanNode>,
+    notes: &mut Vec<String>,
+) -> OperatorKind {
+    let rate = match summed(bundle, v, "numRecordsOutPerSecond") {
+        Some(r) if r >= 0.5 => r.round() as u64,
+        _ => {
+            notes.push(format!("'{}' has no numRecordsOutPerSecond (no metrics yet, or it produced nothing): its rate is the default, {DEFAULT_RATE} records/s", v.name));
+            DEFAULT_RATE
+        }
+    };
+    let bp: Vec<f64> = (0..v.parallelism)
+        .filter_map(|i| bundle.subtask_metric(&v.id, i, "backPressuredTimeMsPerSecond"))
+        .collect();
+    if let Some(bp) = median(bp).filter(|&b| b >= 100.0) {
+        notes.push(format!("'{}' was back-pressured ({bp:.0} ms/s): its measured {rate} records/s is what downstream let through, a floor for what it would produce", v.name));
+    }
+    // The first downstream vertex's bytes per record in, else what the source wrote.
+    let downstream = order
+        .iter()
+        .find(|d| nodes[d.id.as_str()].inputs.iter().any(|i| i.id == v.id));
+    let per_record = |vertex: &JobVertexDetailsInfo, bytes: &str, records: &str| {
+        let b = summed(bundle, vertex, bytes)?;
+        let r = summed(bundle, vertex, records)?;
+        (r > 0.0 && b > 0.0).then(|| (b / r).round() as u64)
+    };
+    let io = |vertex: &JobVertexDetailsInfo| {
+        let m = vertex.metrics.as_ref()?;
+        (m.write_records > 0 && m.write_bytes > 0).then(|| m.write_bytes / m.write_records)
+    };
+    let record_size = downstream
+        .and_then(|d| per_record(d, "numBytesInPerSecond", "numRecordsInPerSecond"))
+        .or_else(|| per_record(v, "numBytesOutPerSecond", "numRecordsOutPerSecond"))
+        .or_else(|| io(v))
+        .unwrap_or_else(|| {
+            notes.push(format!("no byte and record counts for '{}': records of the default {DEFAULT_RECORD_SIZE} bytes", v.name));
+            DEFAULT_RECORD_SIZE
+        });
+    notes.push(format!(
+        "'{}': keys are not in Flink's REST API: {DEFAULT_KEYS} uniformly used keys",
+        v.name
+    ));
+    OperatorKind::Datagen {
+        rate,
+        record_size,
+        keys: DEFAULT_KEYS,
+        key_distribution: KeyDistribution::Uniform,
+        bounded: None,
+    }
+}
+
+/// The vertex's measured busy time per record in (median over subtasks) as the head operator's
+/// cost; the chained operators keep their kinds' defaults, subtracted so the chain costs what
+/// was measured.
+fn cost(
+    bundle: &JobBundle,
+    v: &JobVertexDetailsInfo,
+    chain: &mut [OperatorSpec],
+    notes: &mut Vec<String>,
+) {
+    let per_record: Vec<f64> = (0..v.parallelism)
+        .filter_map(|i| {
+            let busy = bundle.subtask_metric(&v.id, i, "busyTimeMsPerSecond")?;
+            let records = bundle.subtask_metric(&v.id, i, "numRecordsInPerSecond")?;
+            (records > 0.0 && busy.is_finite()).then(|| busy / records)
+        })
+        .collect();
+    let Some(ms) = median(per_record) else {
+        notes.push(format!("'{}' has no busyTimeMsPerSecond and numRecordsInPerSecond to divide: its operators cost their kinds' defaults", v.name));
+        return;
+    };
+    let rest: u64 = chain[1..]
+        .iter()
+        .map(|o| o.kind.default_cost_per_record())
+        .sum();
+    let us = ((ms * 1000.0).round() as u64).saturating_sub(rest).max(1);
+    chain[0].cost_per_record = Some(format!("{us}us"));
+}

@@ -1,0 +1,326 @@
+//! `derive` on the bundles recorded from real Flink 2.3 (tests/fixtures/collect/): the derived
+//! scenario's job graph, rates, costs and checkpoint settings against the bundle and against the
+//! preset the bundle was recorded from; then the derived scenario simulated and compared with the
+//! real job's figures.
+
+use super::derive::{derive, partitioner, Derived, DEFAULT_KEYS, DEFAULT_RATE};
+use super::rest::{CheckpointStatsStatus, VertexBackPressureLevel};
+use super::{read_bundle, JobBundle};
+use crate::scenario::{preset, OperatorKind, Scenario};
+use crate::sim::Simulation;
+use crate::types::{parse_duration, MICROS_PER_MS};
+
+const RECORDED: &str = include_str!("../../../../tests/fixtures/collect/seed-backpressure.json");
+const NO_CHECKPOINTS: &str =
+    include_str!("../../../../tests/fixtures/collect/no-checkpoints-yet.json");
+
+fn derived(text: &str) -> (JobBundle, Derived) {
+    let bundle = read_bundle(text).unwrap();
+    let d = derive(&bundle).unwrap_or_else(|e| panic!("{e}"));
+    (bundle, d)
+}
+
+/// Job edges as (from vertex name, to vertex name, ship strategy).
+fn scenario_edges(s: &Scenario) -> Vec<(String, String, String)> {
+    let g = s.job_graph().unwrap();
+    let name = |id: u32| g.vertices[id as usize].name.clone();
+    let mut e: Vec<_> = g
+        .edges()
+        .map(|e| {
+            let (from, to) = (name(e.source_vertex), name(e.target_vertex));
+            (from, to, e.partitioner.to_string())
+        })
+        .collect();
+    e.sort();
+    e
+}
+
+fn bundle_edges(b: &JobBundle) -> Vec<(String, String, String)> {
+    let mut e: Vec<_> = b
+        .job
+        .plan
+        .as_ref()
+        .unwrap()
+        .nodes
+        .iter()
+        .flat_map(|n| {
+            n.inputs.iter().map(|i| {
+                let from = b.vertex_name(&i.id).to_string();
+                (
+                    from,
+                    b.vertex_name(&n.id).to_string(),
+                    i.ship_strategy.clone(),
+                )
+            })
+        })
+        .collect();
+    e.sort();
+    e
+}
+
+fn vertices(s: &Scenario) -> Vec<(String, u32, u32)> {
+    let g = s.job_graph().unwrap();
+    g.vertices
+        .iter()
+        .map(|v| (v.name.clone(), v.parallelism, v.max_parallelism))
+        .collect()
+}
+
+#[test]
+fn the_topology_is_the_real_jobs() {
+    let (bundle, d) = derived(RECORDED);
+    let real: Vec<_> = bundle
+        .job
+        .vertices
+        .iter()
+        .map(|v| (v.name.clone(), v.parallelism, v.max_parallelism as u32))
+        .collect();
+    assert_eq!(vertices(&d.scenario), real);
+    assert_eq!(scenario_edges(&d.scenario), bundle_edges(&bundle));
+    // The preset the bundle was recorded from chains into the same vertices and edges.
+    let seed = preset("seed-backpressure").unwrap();
+    assert_eq!(vertices(&d.scenario), vertices(&seed));
+    assert_eq!(scenario_edges(&d.scenario), scenario_edges(&seed));
+
+    let kind = |name: &str| {
+        let i = d.scenario.operator_index(name).unwrap();
+        d.scenario.operators[i].kind.type_name()
+    };
+    assert_eq!(kind("datagen"), "datagen");
+    assert_eq!(kind("count-per-key"), "keyed-count");
+    // The preset's checkpoint-aware map is a plain map here: REST does not tell them apart.
+    assert_eq!(kind("checkpoint-aware-map"), "map");
+    assert_eq!(kind("discard-sink"), "discard-sink");
+    assert!(d
+        .notes
+        .iter()
+        .any(|n| n.contains("ValueState<Long> counter")));
+}
+
+#[test]
+fn rates_sizes_and_costs_are_the_measured_ones() {
+    let (bundle, d) = derived(RECORDED);
+    let source = &bundle.job.vertices[0];
+    let measured: f64 = (0..2)
+        .map(|i| {
+            bundle
+                .subtask_metric(&source.id, i, "numRecordsOutPerSecond")
+                .unwrap()
+        })
+        .sum();
+    assert!((measured - 166.75).abs() < 0.01, "{measured}");
+    let OperatorKind::Datagen {
+        rate,
+        record_size,
+        keys,
+        ..
+    } = d.scenario.operators[0].kind
+    else {
+        panic!("{:?}", d.scenario.operators[0]);
+    };
+    assert!((rate as f64 - measured).abs() <= 0.1 * measured, "{rate}");
+    // count-per-key read 1037 bytes a record (the seed's 1024-byte records as Flink counts them).
+    assert!((1024..=1060).contains(&record_size), "{record_size}");
+    assert_eq!(keys, DEFAULT_KEYS);
+    assert!(
+        d.notes.iter().any(|n| n.contains("back-pressured")),
+        "{:?}",
+        d.notes
+    );
+
+    // busyTimeMsPerSecond / numRecordsInPerSecond: 838 / 72.72 = 11.52 ms and 1000 / 86.03 =
+    // 11.62 ms; the median (lower middle) less the chained map's and sink's defaults (3 us).
+    let i = d.scenario.operator_index("count-per-key").unwrap();
+    let cost = d.scenario.operators[i].cost_per_record_micros().unwrap();
+    assert_eq!(cost, 11_524 - 3);
+    // The preset says 5 ms: what Flink measured for it is twice that (see the report).
+    let seed = preset("seed-backpressure").unwrap();
+    let j = seed.operator_index("count-per-key").unwrap();
+    assert_eq!(seed.operators[j].cost_per_record_micros().unwrap(), 5_000);
+    for name in ["checkpoint-aware-map", "discard-sink"] {
+        let i = d.scenario.operator_index(name).unwrap();
+        assert_eq!(d.scenario.operators[i].cost_per_record, None, "{name}");
+    }
+}
+
+#[test]
+fn checkpoint_settings_are_the_jobs() {
+    let (_, d) = derived(RECORDED);
+    let c = &d.scenario.config;
+    let get = |k: &str| {
+        c.get(k)
+            .map(String::as_str)
+            .unwrap_or_else(|| panic!("{k} missing: {c:?}"))
+    };
+    assert_eq!(get("execution.checkpointing.interval"), "5000ms");
+    assert_eq!(get("execution.checkpointing.mode"), "EXACTLY_ONCE");
+    assert_eq!(get("execution.checkpointing.timeout"), "600000ms");
+    assert_eq!(get("execution.checkpointing.min-pause"), "0ms");
+    assert_eq!(
+        get("execution.checkpointing.max-concurrent-checkpoints"),
+        "1"
+    );
+    assert_eq!(
+        get("execution.checkpointing.tolerable-failed-checkpoints"),
+        "0"
+    );
+    assert_eq!(get("execution.checkpointing.unaligned.enabled"), "false");
+    assert_eq!(
+        get("execution.checkpointing.aligned-checkpoint-timeout"),
+        "0ms"
+    );
+    assert_eq!(
+        get("execution.checkpointing.externalized-checkpoint-retention"),
+        "RETAIN_ON_CANCELLATION"
+    );
+    assert_eq!(get("state.backend.type"), "hashmap");
+    // Hashmap: no incremental flag to guess.
+    assert!(!c.contains_key("execution.checkpointing.incremental"));
+    // Every key is one the engine reads; the preset's settings are all there, with its values.
+    let seed = preset("seed-backpressure").unwrap();
+    for (k, v) in &seed.config {
+        let ours = parse_duration(get(k)).ok();
+        assert!(
+            get(k) == v || (ours.is_some() && ours == parse_duration(v).ok()),
+            "{k}: {} vs {v}",
+            get(k)
+        );
+    }
+    // The config map passes the engine's validation (the derived scenario builds).
+    Simulation::new(d.scenario.clone()).unwrap();
+}
+
+#[test]
+fn a_bundle_right_after_submission_derives_with_defaults_and_notes() {
+    let (_, d) = derived(NO_CHECKPOINTS);
+    let OperatorKind::Datagen { rate, .. } = d.scenario.operators[0].kind else {
+        panic!()
+    };
+    assert_eq!(rate, DEFAULT_RATE);
+    // No details: the keyed vertex shows no state, so count-per-key is a map (with a note).
+    let i = d.scenario.operator_index("count-per-key").unwrap();
+    assert_eq!(d.scenario.operators[i].kind, OperatorKind::Map);
+    for words in [
+        "no numRecordsOutPerSecond",
+        "HASH edge",
+        "no busyTimeMsPerSecond",
+    ] {
+        assert!(
+            d.notes.iter().any(|n| n.contains(words)),
+            "{words}: {:?}",
+            d.notes
+        );
+    }
+    Simulation::new(d.scenario).unwrap();
+}
+
+#[test]
+fn what_the_simulator_cannot_run_is_refused() {
+    assert_eq!(partitioner("GLOBAL"), None);
+    assert_eq!(
+        partitioner("RESCALE"),
+        Some(crate::scenario::Partitioner::Rescale)
+    );
+    let global = RECORDED.replace("\"ship_strategy\":\"HASH\"", "\"ship_strategy\":\"GLOBAL\"");
+    assert!(global != RECORDED, "the fixture's edge was not found");
+    let e = derive(&read_bundle(&global).unwrap()).unwrap_err();
+    assert!(e.contains("ships GLOBAL"), "{e}");
+    assert!(
+        e.contains("FORWARD, HASH, REBALANCE, RESCALE and BROADCAST"),
+        "{e}"
+    );
+
+    // FORWARD where Flink did not chain (a disableChaining, say): the simulator would chain.
+    let forward = RECORDED.replace(
+        "\"ship_strategy\":\"HASH\"",
+        "\"ship_strategy\":\"FORWARD\"",
+    );
+    let e = derive(&read_bundle(&forward).unwrap()).unwrap_err();
+    assert!(e.contains("would chain this job differently"), "{e}");
+
+    let mut bundle = read_bundle(RECORDED).unwrap();
+    bundle.job.plan = None;
+    assert!(derive(&bundle).unwrap_err().contains("has no plan"));
+}
+
+/// The median end-to-end duration of the completed checkpoints, in ms, and the vertices whose
+/// backpressure level is high.
+fn figures(durations: Vec<i64>, high: Vec<String>) -> (f64, Vec<String>) {
+    let mut d = durations;
+    d.sort();
+    assert!(!d.is_empty());
+    let m = if d.len() % 2 == 1 {
+        d[d.len() / 2] as f64
+    } else {
+        (d[d.len() / 2 - 1] + d[d.len() / 2]) as f64 / 2.0
+    };
+    (m, high)
+}
+
+/// A modelling gap, left failing rather than fudged (run with `--ignored`). The recorded source
+/// was back-pressured 1000 ms/s, so its measured 167 records/s is what count-per-key let through,
+/// not what it would produce (the preset offers 2000). Offered 167 records/s over 128 uniform
+/// keys, the derived count-per-key (11.5 ms a record, about 87 records/s a subtask) runs 91-97 %
+/// busy and never back-pressures: 60 s simulated give a median end-to-end of 214 ms and no
+/// vertex high, against the real 2790 ms with Source: datagen high. With the preset's 2000
+/// records/s the same scenario gives about 3850 ms and Source: datagen high.
+#[test]
+#[ignore = "modelling gap: a back-pressured source's measured rate is a floor (214 ms vs 2790 ms)"]
+fn simulating_the_derived_scenario_gives_the_real_figures() {
+    let (bundle, d) = derived(RECORDED);
+    let (real_median, real_high) = figures(
+        bundle
+            .details
+            .values()
+            .filter(|c| c.status == CheckpointStatsStatus::COMPLETED)
+            .map(|c| c.end_to_end_duration)
+            .collect(),
+        bundle
+            .backpressure
+            .iter()
+            .filter(|(_, b)| b.backpressure_level == Some(VertexBackPressureLevel::High))
+            .map(|(id, _)| bundle.vertex_name(id).to_string())
+            .collect(),
+    );
+    // Real: checkpoints 4 and 5 took 2731 and 2849 ms (median 2790); Source: datagen high.
+    assert_eq!(real_median, 2790.0);
+    assert_eq!(real_high, vec!["Source: datagen".to_string()]);
+
+    let mut sim = Simulation::new(d.scenario).unwrap();
+    sim.run_until(60_000 * MICROS_PER_MS);
+    let report = sim.rest_report();
+    let json = serde_json::to_value(&report).unwrap();
+    let (sim_median, sim_high) = figures(
+        json["checkpoints"]["history"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["status"] == "COMPLETED")
+            .map(|c| c["end_to_end_duration"].as_i64().unwrap())
+            .collect(),
+        json["backpressure"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .filter(|(_, b)| b["backpressureLevel"] == "high")
+            .map(|(id, _)| {
+                json["job"]["vertices"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|v| v["id"] == id.as_str())
+                    .unwrap()["name"]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect(),
+    );
+    eprintln!("derived scenario, 60 s simulated: median end-to-end {sim_median} ms, high backpressure at {sim_high:?}");
+    // Loose bounds: within ×[0.5, 2] of the real 2790 ms, and the same vertex back-pressured.
+    assert!(
+        (real_median * 0.5..=real_median * 2.0).contains(&sim_median),
+        "simulated median {sim_median} ms vs real {real_median} ms"
+    );
+    assert_eq!(sim_high, real_high);
+}
