@@ -6,7 +6,6 @@
 use std::path::PathBuf;
 
 use barrierlab_engine::import::derive::derive;
-use barrierlab_engine::import::read_bundle;
 use clap::Args;
 
 use barrierlab_engine::import::words::printable;
@@ -23,13 +22,7 @@ pub struct DeriveArgs {
 
 pub fn run(args: DeriveArgs) -> Result<(), String> {
     let path = &args.file;
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let text = String::from_utf8(bytes)
-        .map_err(|e| format!("{}: not UTF-8 text ({e}); not a bundle", path.display()))?;
-    let bundle = read_bundle(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-    for n in &bundle.notes {
-        eprintln!("note: {}", printable(n));
-    }
+    let bundle = crate::explain::read_bundle_file(path)?;
     let derived = derive(&bundle).map_err(|e| format!("{}: {e}", path.display()))?;
     for n in &derived.notes {
         eprintln!("note: {}", printable(n));

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use barrierlab_engine::import::explain::explain;
-use barrierlab_engine::import::read_bundle;
+use barrierlab_engine::import::{read_bundle, JobBundle};
 // The sentences are the engine's, so the playground says the same.
 pub(crate) use barrierlab_engine::import::words::printable;
 use barrierlab_engine::import::words::render;
@@ -22,8 +22,8 @@ pub struct ExplainArgs {
     pub checkpoint: Option<u64>,
 }
 
-pub fn run(args: ExplainArgs) -> Result<(), String> {
-    let path = &args.file;
+/// Reads a bundle file, printing the reader's notes to stderr; errors name the file.
+pub(crate) fn read_bundle_file(path: &std::path::Path) -> Result<JobBundle, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let text = String::from_utf8(bytes)
         .map_err(|e| format!("{}: not UTF-8 text ({e}); not a bundle", path.display()))?;
@@ -31,6 +31,12 @@ pub fn run(args: ExplainArgs) -> Result<(), String> {
     for n in &bundle.notes {
         eprintln!("note: {}", printable(n));
     }
+    Ok(bundle)
+}
+
+pub fn run(args: ExplainArgs) -> Result<(), String> {
+    let path = &args.file;
+    let bundle = read_bundle_file(path)?;
     let e = explain(&bundle, args.checkpoint).map_err(|e| format!("{}: {e}", path.display()))?;
     print!("{}", render(&e));
     Ok(())

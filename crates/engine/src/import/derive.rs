@@ -256,34 +256,25 @@ fn check_chaining(bundle: &JobBundle, scenario: &Scenario, renamed: bool) -> Res
     let graph = scenario
         .job_graph()
         .map_err(|e| format!("the derived scenario is not valid: {e}"))?;
+    // Renamed operators cannot match by name: then only the parallelisms are compared.
+    let key = |name: &str, parallelism: u32| {
+        let name = if renamed {
+            String::new()
+        } else {
+            name.to_string()
+        };
+        (name, parallelism)
+    };
     let mut derived: Vec<(String, u32)> = graph
         .vertices
         .iter()
-        .map(|v| {
-            (
-                if renamed {
-                    String::new()
-                } else {
-                    v.name.clone()
-                },
-                v.parallelism,
-            )
-        })
+        .map(|v| key(&v.name, v.parallelism))
         .collect();
     let mut real: Vec<(String, u32)> = bundle
         .job
         .vertices
         .iter()
-        .map(|v| {
-            (
-                if renamed {
-                    String::new()
-                } else {
-                    v.name.clone()
-                },
-                v.parallelism,
-            )
-        })
+        .map(|v| key(&v.name, v.parallelism))
         .collect();
     derived.sort();
     real.sort();
