@@ -34,6 +34,8 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import derive_check  # tests/flink/derive_check.py, beside this file
+
 REPO = Path(__file__).resolve().parents[2]
 OUT_DEFAULT = REPO / "tests" / "flink" / "out"
 DOC = REPO / "docs" / "fidelity.md"
@@ -188,8 +190,11 @@ TOLERANCES: dict[str, Rule] = {
     # Ratios of a second (busyTimeMsPerSecond / 1000 etc.): absolute +-0.10.
     "busy_ratio": Rule(abs=0.10, ratio=None),
     "backpressure_ratio": Rule(abs=0.10, ratio=None),
-    # The buffer debloater's size (bytes): a moving average of a measured throughput. +-25 %.
-    "debloated_buffer_size": Rule(abs=0, ratio=(0.8, 1.25)),
+    # The buffer debloater's size (bytes): a moving average of a measured throughput, applied
+    # only when it moves by 25 % or more (threshold-percentages, BufferDebloater.skipUpdate).
+    # So the size a run ends on is anywhere in [0.8, 1.33] of its target: the same hysteresis
+    # band bounds the simulated size (real runs alone differ by x1.22: 8.2 KiB against 10 KiB).
+    "debloated_buffer_size": Rule(abs=0, ratio=(0.75, 1.34)),
     "debloat_time_to_consume": Rule(info=True),
     # Counts over the run.
     "completed": Rule(abs=1, ratio=None),
@@ -527,6 +532,8 @@ class Collector:
 # `--collect`: each real run's still-running job through `barrierlab collect` and
 # `collect --check` (docs/collect.md). What was checked, and what failed.
 COLLECTED: list[str] = []
+# `--derive`: each scenario's first bundle, derived and judged (derive_check.py).
+DERIVED: list = []
 COLLECT_FAILURES: list[str] = []
 
 
@@ -874,6 +881,9 @@ class Row:
     real_set: list[str] | None = None
     sim_set: list[str] | None = None
     scenario: str = ""
+    # The simulator's values at the engine's default latencies, when the machine calibration
+    # scaled them (see `bracketed`); None otherwise.
+    base: list[float] | None = None
 
     @property
     def real(self) -> list[float]:
@@ -1040,6 +1050,31 @@ FRAMEWORK_DURATIONS = {"end_to_end_duration", "end_to_end_duration_cp1", "ack_af
                        "start_delay", "alignment", "sync", "async"}
 # The unbounded factor, once the reference scenario found the machine too slow (else None).
 too_slow: list[float | None] = [None]
+# The factor the simulator's latencies run at (1 until the reference scenario calibrated it).
+machine_factor: list[float] = [1.0]
+
+
+def bracketed(row: Row, rule: Rule, r: float) -> str | None:
+    """On a calibrated, slower machine: whether a short framework duration is still explained.
+
+    The reference scenario measures how much one path (seed-demo's trigger-to-ack) slowed down;
+    others slow down by less or more (a source's ack barely moved on a CI machine at x2.4, a heap
+    snapshot's async phase grew x5). So the real figure passes when it lies between the simulated
+    figures at the engine's default latencies and at the calibrated ones, or within the rule of
+    either with the absolute slack (the thread hand-off noise) scaled by the same factor. A
+    simulator that is 2x off at both ends, or off by more than the scaled slack, still fails.
+    Returns the note for the verdict, or None."""
+    f = machine_factor[0]
+    if f <= 1.0 or row.measure not in FRAMEWORK_DURATIONS or not row.sim:
+        return None
+    s = statistics.median(row.sim)
+    b = statistics.median(row.base) if row.base else s
+    scaled = Rule(abs=rule.abs * f, ratio=rule.ratio)
+    if min(b, s) <= r <= max(b, s):
+        return f"machine ×{f:.2f}: between the simulator at ×1 ({fmt_value(b, row.unit)}) and ×{f:.2f}"
+    if scaled.check(r, s) or scaled.check(r, b):
+        return f"machine ×{f:.2f}: within ±{fmt_value(scaled.abs, row.unit)}"
+    return None
 
 
 def machine_speed(reals: list[dict], sims: list[dict]) -> float | None:
@@ -1117,15 +1152,20 @@ def judge(row: Row) -> Verdict:
     short = rule.long_from is None or r < rule.long_from
     if not good and too_slow[0] and row.measure in FRAMEWORK_DURATIONS and short:
         return Verdict("not judged", False, f"machine ×{too_slow[0]:.1f} slow")
+    if not good and short and (why := bracketed(row, rule, r)):
+        return Verdict("ok", False, why)
     return Verdict("ok" if good else "FAIL", not good, note)
 
 
-def judged(reals: list[dict], sims: list[dict], scenario: str) -> list[list[str]]:
+def judged(reals: list[dict], sims: list[dict], scenario: str,
+           base: list[dict] | None = None) -> list[list[str]]:
     if not reals:
         return []
     rows = extract_rows(reals, sims)
+    base_rows = {(b.measure, b.label): b.sim for b in extract_rows(reals, base)} if base else {}
     for row in rows:
         row.scenario = scenario
+        row.base = base_rows.get((row.measure, row.label))
     return table_rows(rows)
 
 
@@ -1250,11 +1290,54 @@ def flink_lib() -> Path | None:
     return None
 
 
+def self_test() -> int:
+    """The judging rules on figures from real CI runs (see `bracketed`): what must pass, what must
+    still fail. Run by .ci/test before the harness itself."""
+    def row(measure, real_runs, sim, base=None):
+        r = Row(measure, measure, "ms" if measure in FRAMEWORK_DURATIONS else "B",
+                real_runs, [[v] for v in sim])
+        r.base = base
+        return r
+    cases = [
+        # (what, factor, row, expected verdict)
+        ("heap async at x2.4 (stop 24's CI)", 2.4,
+         row("async", [[9], [17], [14], [9], [8], [8]], [3, 3, 3], [1, 1, 1]), "ok"),
+        ("source async at x2.4", 2.4,
+         row("async", [[1], [1], [1], [1], [1], [0]], [4.5, 4.5], [1, 1]), "ok"),
+        ("source ack - trigger at x2.4", 2.4,
+         row("ack_after_trigger", [[9], [13], [14], [10], [11], [15]], [26, 26], [10, 10]), "ok"),
+        ("the same at the engine's defaults (no calibration)", 1.0,
+         row("ack_after_trigger", [[9], [13], [14], [10], [11], [15]], [26, 26]), "FAIL"),
+        ("a simulator 3x too slow at both ends", 2.4,
+         row("ack_after_trigger", [[9], [13], [14], [10], [11], [15]], [80, 80], [36, 36]),
+         "FAIL"),
+        ("a simulator without the async phase", 2.4,
+         row("async", [[19], [27], [24], [19], [18], [18]], [0, 0], [0, 0]), "FAIL"),
+        ("debloated size at the edge of the hysteresis", 1.0,
+         row("debloated_buffer_size", [[8.2 * KIB], [8.3 * KIB], [8.4 * KIB]], [10.6 * KIB]),
+         "ok"),
+        ("debloated size past it", 1.0,
+         row("debloated_buffer_size", [[8.2 * KIB], [8.3 * KIB], [8.4 * KIB]], [12 * KIB]),
+         "FAIL"),
+    ]
+    failed = 0
+    for what, factor, r, want in cases:
+        machine_factor[0] = factor
+        got = judge(r)
+        ok = got.text == want
+        failed += not ok
+        print(f"{'ok  ' if ok else 'FAIL'} {what}: {got.text} {got.noise_note}".rstrip())
+    machine_factor[0] = 1.0
+    print(f"harness self-test: {len(cases) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
 def nproc() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
 
 
 def main() -> int:
+    derive_check.h = sys.modules[__name__]
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scenarios", help="comma-separated scenario names (default: all)")
@@ -1281,6 +1364,11 @@ def main() -> int:
     ap.add_argument("--start-timeout", type=float, default=180,
                     help="seconds to wait for the BARRIERLAB-JOB line (javac + JVM start)")
     ap.add_argument("--list", action="store_true", help="list the scenarios and exit")
+    ap.add_argument("--derive", action="store_true",
+                    help="with --collect: derive a scenario from each scenario's first bundle, "
+                         "simulate it and judge it against the bundle's checkpoints (CI passes it)")
+    ap.add_argument("--self-test", action="store_true",
+                    help="check the judging rules on recorded figures, exit")
     ap.add_argument("--dump", action="store_true",
                     help="print every saved real run per checkpoint and subtask (Markdown), exit")
     ap.add_argument("--collect", action="store_true",
@@ -1288,6 +1376,8 @@ def main() -> int:
                          "check the bundle with `collect --check` (CI passes it)")
     args = ap.parse_args()
 
+    if args.self_test:
+        return self_test()
     explicit_seconds = args.seconds is not None
     if args.seconds is None:
         args.seconds = 22 if args.quick else 32
@@ -1407,16 +1497,28 @@ def main() -> int:
                 for extra in sc_out.glob("run-*"):
                     if extra.is_dir() and int(extra.name.split("-")[1]) > runs:
                         shutil.rmtree(extra)
-            def run_sims() -> list[dict]:
+            def run_sims(at: float | None = None, name: str = "sim-seed") -> list[dict]:
                 out = []
                 for seed in range(1, sim_seeds + 1):
-                    cmd = [bl, "run", *sargs, *calibration_sets(speed), "--seconds", str(seconds),
+                    cmd = [bl, "run", *sargs, *calibration_sets(speed if at is None else at),
+                           "--seconds", str(seconds),
                            "--seed", str(seed), "--format", "json", "--start-time", "0"]
                     report = json.loads(run_cmd(cmd, timeout=600))
-                    (sc_out / f"sim-seed-{seed}.json").write_text(
+                    (sc_out / f"{name}-{seed}.json").write_text(
                         json.dumps(report, indent=1) + "\n")
                     out.append(load_sim(report, fault_time_ms(sc.fail)))
                 return out
+
+            base_sims: list[list[dict]] = []
+
+            def base() -> list[dict] | None:
+                # The simulator at the engine's default latencies, once per scenario (see
+                # `bracketed`): only needed when the calibration scaled them.
+                if abs(speed - 1.0) < 1e-9:
+                    return None
+                if not base_sims:
+                    base_sims.append(run_sims(1.0, "sim-base-seed"))
+                return base_sims[0]
 
             def calibrate() -> list[dict]:
                 # The reference scenario sets the machine's speed for every later one.
@@ -1435,6 +1537,7 @@ def main() -> int:
                 if abs(measured - speed) < 0.15 * speed:
                     return sims
                 speed = measured
+                machine_factor[0] = speed
                 calibration_note[0] = (f"machine calibration: latencies ×{speed:.2f} (from "
                                        f"{CALIBRATION_SCENARIO}'s ack − trigger)")
                 print(f"[{sc.name}] {calibration_note[0]}", flush=True)
@@ -1443,7 +1546,7 @@ def main() -> int:
             sims = run_sims()
             reals = load_reals()
             sims = calibrate()
-            trows = judged(reals, sims, sc.name)
+            trows = judged(reals, sims, sc.name, base())
             failing = [r[0] for r in trows if r[-1] == "FAIL"]
             if failing and not args.from_saved and job_dir is not None and args.retry:
                 # One real run on a shared machine can land far from Flink's usual figures (a GC
@@ -1454,7 +1557,7 @@ def main() -> int:
                 run_round(job_dir, runs + 1, runs)
                 reals = load_reals()
                 sims = calibrate()
-                trows = judged(reals, sims, sc.name)
+                trows = judged(reals, sims, sc.name, base())
             title = (f"== {sc.name}: {sc.note} — {len(reals)} real run(s) × {seconds} s, "
                      f"{len(sims)} simulator seed(s)")
             if not reals:
@@ -1468,6 +1571,12 @@ def main() -> int:
             text = render_text(title, trows)
             if errors:
                 text += "\n" + "\n".join(f"  ! {e}" for e in errors)
+            first_bundle = sc_out / "run-1" / "collect-bundle.json"
+            if args.derive and first_bundle.exists():
+                o = derive_check.check(bl, sc.name, first_bundle, speed)
+                DERIVED.append(o)
+                text += "\n" + (f"  derive refused: {o.refused}" if o.refused else
+                                render_text(f"  derived from {first_bundle}", o.rows))
             text += f"\n  ({time.monotonic() - t_sc:.0f} s)"
             print(text + "\n", flush=True)
             sections_text.append(text)
@@ -1514,6 +1623,10 @@ def main() -> int:
               f"{len(COLLECT_FAILURES)} failed")
         for line in COLLECT_FAILURES:
             print(f"FAIL collect {line}")
+    if args.derive:
+        text, derive_failed = derive_check.report(DERIVED)
+        print(text)
+        any_fail |= derive_failed
     collect_failed = bool(COLLECT_FAILURES) and not args.report_only
     if any_fail and not args.report_only:
         print("differential harness: FAIL (the rows above)")
