@@ -61,7 +61,12 @@ MS=$(date -u +%s%3N 2>/dev/null || true)
 [[ $MS =~ ^[0-9]+$ ]] || MS=$(($(date -u +%s) * 1000))
 NOW=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 
+# METRICS: the metrics asked for, waited for and reported missing. Per subtask, SUBTASK_METRICS
+# adds the debloater's size, whose absence means buffer debloating is off (rest.rs
+# OPTIONAL_METRICS); not in the aggregated request, which Flink answers with [] when one of the
+# metrics asked is registered on none of the subtasks.
 METRICS=busyTimeMsPerSecond,backPressuredTimeMsPerSecond,idleTimeMsPerSecond,numRecordsInPerSecond,numRecordsOutPerSecond,numBytesInPerSecond,numBytesOutPerSecond
+SUBTASK_METRICS=$METRICS,Shuffle.Netty.Input.0.debloatedBufferSize
 GIVE_UP_AFTER=3
 IN_A_ROW=0
 
@@ -192,7 +197,7 @@ while read -r vid parallelism; do
     echo "metrics_aggregated $vid - $JP/vertices/$vid/subtasks/metrics?get=$METRICS" >>"$WORK/todo"
     n=0
     while [ "$n" -lt "$parallelism" ]; do
-        echo "metrics $vid $n $JP/vertices/$vid/subtasks/$n/metrics?get=$METRICS" >>"$WORK/todo"
+        echo "metrics $vid $n $JP/vertices/$vid/subtasks/$n/metrics?get=$SUBTASK_METRICS" >>"$WORK/todo"
         n=$((n + 1))
     done
 done <"$WORK/vertices"

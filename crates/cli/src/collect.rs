@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use barrierlab_engine::import::rest::COLLECTED_METRICS;
+use barrierlab_engine::import::rest::{COLLECTED_METRICS, OPTIONAL_METRICS};
 use barrierlab_engine::import::{read_bundle, short_request, JobBundle, FORMAT_VERSION};
 use barrierlab_engine::types::{parse_duration, MICROS_PER_MS};
 use clap::Args;
@@ -479,10 +479,18 @@ impl Collector {
 
         // Ask for every vertex's metrics once early: Flink's MetricFetcher starts fetching on
         // the first request, so the values are there when they are asked for below.
-        let metric_names = COLLECTED_METRICS.join(",");
+        // The optional metrics only per subtask: Flink's aggregating handler answers `[]` for
+        // every metric when one of those asked is registered on none of the vertex's subtasks.
+        let aggregated_names = COLLECTED_METRICS.join(",");
+        let metric_names = [COLLECTED_METRICS, OPTIONAL_METRICS].concat().join(",");
         let aggregated_paths: Vec<String> = vertices
             .iter()
-            .map(|v| format!("{jp}/vertices/{}/subtasks/metrics?get={metric_names}", v.id))
+            .map(|v| {
+                format!(
+                    "{jp}/vertices/{}/subtasks/metrics?get={aggregated_names}",
+                    v.id
+                )
+            })
             .collect();
         drop(self.get_all(&aggregated_paths[..aggregated_paths.len().min(1)]));
 

@@ -26,6 +26,11 @@ const SOURCE: &str = "5eadbd25f5e5ea36e1d79110004cc6d7";
 const COUNT: &str = "5b61d6019ab04da71a4e62533c1a8c40";
 const METRICS: &str = "busyTimeMsPerSecond,backPressuredTimeMsPerSecond,idleTimeMsPerSecond,\
 numRecordsInPerSecond,numRecordsOutPerSecond,numBytesInPerSecond,numBytesOutPerSecond";
+/// Per subtask, the debloater's size too (optional: absent without buffer debloating).
+const SUBTASK_METRICS: &str =
+    "busyTimeMsPerSecond,backPressuredTimeMsPerSecond,idleTimeMsPerSecond,\
+numRecordsInPerSecond,numRecordsOutPerSecond,numBytesInPerSecond,numBytesOutPerSecond,\
+Shuffle.Netty.Input.0.debloatedBufferSize";
 
 fn fixture() -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(FIXTURE);
@@ -110,7 +115,7 @@ fn recorded_routes(bundle: &Value) -> BTreeMap<String, String> {
     for (vid, per_subtask) in bundle["metrics"].as_object().unwrap() {
         for (n, m) in per_subtask.as_object().unwrap() {
             r.insert(
-                format!("{jp}/vertices/{vid}/subtasks/{n}/metrics?get={METRICS}"),
+                format!("{jp}/vertices/{vid}/subtasks/{n}/metrics?get={SUBTASK_METRICS}"),
                 m.to_string(),
             );
         }
@@ -457,7 +462,7 @@ fn partial_failures_are_listed_in_the_header_and_on_stderr() {
             Answer::flink_error(500, "Internal server error."),
         ),
         (
-            format!("{jp}/vertices/{COUNT}/subtasks/1/metrics?get={METRICS}"),
+            format!("{jp}/vertices/{COUNT}/subtasks/1/metrics?get={SUBTASK_METRICS}"),
             Answer::status(503, "<html>Service Unavailable</html>"),
         ),
         (
@@ -563,7 +568,7 @@ fn metrics_flink_does_not_have_yet_are_asked_for_again() {
     };
     let server = FlinkServer::start(vec![
         (
-            format!("{jp}/vertices/{COUNT}/subtasks/0/metrics?get={METRICS}"),
+            format!("{jp}/vertices/{COUNT}/subtasks/0/metrics?get={SUBTASK_METRICS}"),
             empty_once,
         ),
         (
@@ -581,7 +586,7 @@ fn metrics_flink_does_not_have_yet_are_asked_for_again() {
 
     // Never there: kept empty, with a note.
     let server = FlinkServer::start(vec![(
-        format!("{jp}/vertices/{COUNT}/subtasks/0/metrics?get={METRICS}"),
+        format!("{jp}/vertices/{COUNT}/subtasks/0/metrics?get={SUBTASK_METRICS}"),
         Answer::status(200, "[]"),
     )]);
     let (ok, bundle, _) = collect(&server, "never.json", &[]);
@@ -680,7 +685,7 @@ fn the_curl_recipe_writes_the_same_bundle() {
                     Answer::flink_error(500, "Internal server error."),
                 ),
                 (
-                    format!("{jp}/vertices/{COUNT}/subtasks/1/metrics?get={METRICS}"),
+                    format!("{jp}/vertices/{COUNT}/subtasks/1/metrics?get={SUBTASK_METRICS}"),
                     Answer::status(200, r#"[{"id":"busyTimeMsPerSecond","value":"5"}]"#),
                 ),
             ],

@@ -49,7 +49,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("replay", &["barrier", "coordinator", "scenario", "stats"]),
     ("export", &["scenario"]),
     ("share", &["scenario"]),
-    ("import", &["scenario", "stats"]),
+    ("import", &["scenario", "state", "stats"]),
 ];
 
 const MODULES: &[&str] = &[

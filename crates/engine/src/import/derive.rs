@@ -11,10 +11,13 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::bundle::JobBundle;
 use super::derive_config::checkpoint_config;
-use super::rest::{JobVertexDetailsInfo, PlanNode};
+use super::rest::{JobVertexDetailsInfo, PlanNode, DEBLOATED_BUFFER_SIZE};
 use crate::scenario::{
     Cluster, EdgeSpec, KeyDistribution, OperatorKind, OperatorSpec, Partitioner, Scenario,
     SCENARIO_VERSION,
+};
+use crate::state::{
+    assign_key_to_parallel_operator, compute_default_max_parallelism, java_hash_i32,
 };
 
 /// Keys of a derived datagen: REST does not expose them. Flink's default max parallelism (the
@@ -52,12 +55,44 @@ fn median(mut v: Vec<f64>) -> Option<f64> {
     v.get(v.len().saturating_sub(1) / 2).copied()
 }
 
-/// A metric summed over a vertex's subtasks; `None` when no subtask has it.
+/// Flink's `MeterView` window (`numRecordsInPerSecond` and the other `…PerSecond` meters):
+/// 60 s, updated every 5 s (`View.UPDATE_INTERVAL_SECONDS`).
+const METER_SPAN_MS: i64 = 60_000;
+const METER_UPDATE_MS: i64 = 5_000;
+
+/// What a vertex's meters must be multiplied by to give its rate. A `MeterView` divides the
+/// count over its 60 s window by 60 s, and its history starts as zeros: during a task's first
+/// minute it reports the count so far over 60 s (checked in MeterView's bytecode, 2.3.0). The
+/// last update fell on average half an update interval before the collection.
+pub fn meter_scale(bundle: &JobBundle, v: &JobVertexDetailsInfo) -> f64 {
+    let up = match bundle.header.collected_at_ms {
+        Some(at) if v.start_time > 0 => at as i64 - v.start_time,
+        _ => v.duration,
+    };
+    let counted = up - METER_UPDATE_MS / 2;
+    if up <= 0 || counted >= METER_SPAN_MS {
+        return 1.0;
+    }
+    METER_SPAN_MS as f64 / counted.max(METER_UPDATE_MS) as f64
+}
+
+/// A rate metric (a meter, see [`meter_scale`]) summed over a vertex's subtasks; `None` when no
+/// subtask has it.
 fn summed(bundle: &JobBundle, v: &JobVertexDetailsInfo, metric: &str) -> Option<f64> {
     let values: Vec<f64> = (0..v.parallelism)
         .filter_map(|i| bundle.subtask_metric(&v.id, i, metric))
         .collect();
-    (!values.is_empty()).then(|| values.iter().sum())
+    (!values.is_empty()).then(|| values.iter().sum::<f64>() * meter_scale(bundle, v))
+}
+
+/// A note for each vertex whose meters were read in its first minute.
+fn meter_notes(bundle: &JobBundle, notes: &mut Vec<String>) {
+    for v in &bundle.job.vertices {
+        let scale = meter_scale(bundle, v);
+        if scale > 1.0 {
+            notes.push(format!("'{}' had run {:.1} s when collected: Flink's …PerSecond meters average over 60 s from zeros, so its record rates are read ×{scale:.2}", v.name, v.duration as f64 / 1000.0));
+        }
+    }
 }
 
 /// The vertices in the plan's order of dependencies (inputs first), ties in `/jobs/:id` order.
@@ -118,6 +153,7 @@ pub fn derive(bundle: &JobBundle) -> Result<Derived, String> {
         ));
     }
     let order = topological(bundle, &nodes)?;
+    meter_notes(bundle, &mut notes);
     let has_output: BTreeSet<&str> = plan
         .nodes
         .iter()
@@ -231,7 +267,14 @@ pub fn derive(bundle: &JobBundle) -> Result<Derived, String> {
         notes.push("keyed logic is modelled as a ValueState<Long> counter per key (keyed-count): the real job's state holds what its functions keep".into());
     }
     notes.push("the TaskManagers are not in the bundle: the scenario runs on one TaskManager, so every channel is local".into());
-    let config = checkpoint_config(bundle, &mut notes)?;
+    let mut config = checkpoint_config(bundle, &mut notes)?;
+    if let Some(size) = debloated_size(bundle) {
+        notes.push(format!("the subtasks report {DEBLOATED_BUFFER_SIZE} (down to {size} bytes): buffer debloating is on, with Flink's defaults for its target, period and samples (a TaskManager setting REST does not show)"));
+        config.insert(
+            "taskmanager.network.memory.buffer-debloat.enabled".into(),
+            "true".into(),
+        );
+    }
     let scenario = Scenario {
         version: SCENARIO_VERSION,
         name: bundle.job.name.clone(),
@@ -294,6 +337,85 @@ fn check_chaining(bundle: &JobBundle, scenario: &Scenario, renamed: bool) -> Res
     Ok(())
 }
 
+/// A source's median back-pressured time from which its measured rate is only a floor
+/// (Flink's Web UI calls 10 % "low", and a source above it is held by downstream).
+pub const BACK_PRESSURED_MS: f64 = 100.0;
+/// The most a back-pressured source is offered over its measured rate. A source blocked all the
+/// time has no measurable rate of its own; any offer well above downstream's capacity fills the
+/// same buffers, and 4x keeps the simulation's work bounded.
+pub const MAX_OFFER: u64 = 4;
+
+/// What a back-pressured source would produce: its measured records per second over the share
+/// of time it was not blocked (Flink's backPressuredTimeMsPerSecond), at most [`MAX_OFFER`]x.
+pub fn offered_rate(measured: f64, back_pressured_ms: f64) -> u64 {
+    let free = ((1000.0 - back_pressured_ms) / 1000.0).max(1.0 / MAX_OFFER as f64);
+    (measured / free).round() as u64
+}
+
+/// How far (in per mille of the records) a subtask's share may be from the measured one.
+pub const SPLIT_TOLERANCE_PERMILLE: u32 = 30;
+
+/// Subtask shares (per mille) of `keys` uniform integer keys 0..keys, as Flink's
+/// `KeyGroupRangeAssignment` routes them.
+pub fn key_shares(keys: u32, max_parallelism: u32, parallelism: u32) -> Vec<u32> {
+    let mut counts = vec![0u32; parallelism as usize];
+    for k in 0..keys {
+        let key = i32::try_from(k).unwrap_or(i32::MAX);
+        let i = assign_key_to_parallel_operator(java_hash_i32(key), max_parallelism, parallelism);
+        counts[i as usize] += 1;
+    }
+    counts.iter().map(|&c| c * 1000 / keys.max(1)).collect()
+}
+
+/// When the hash-partitioned vertex's subtasks read records unevenly (numRecordsInPerSecond)
+/// and [`DEFAULT_KEYS`] would split them evenly, the fewest uniform keys that split them as
+/// measured: the skew decides which subtask saturates, and a source blocked by one full
+/// subpartition queues more ahead of its barrier than one whose buffers two slow subtasks share.
+/// `None` when the default fits, the metrics are missing, or no key count below it fits.
+fn split_keys(bundle: &JobBundle, d: &JobVertexDetailsInfo) -> Option<(u32, String)> {
+    let rates: Vec<f64> = (0..d.parallelism)
+        .map(|i| bundle.subtask_metric(&d.id, i, "numRecordsInPerSecond"))
+        .collect::<Option<_>>()?;
+    let total: f64 = rates.iter().sum();
+    if d.parallelism < 2 || total <= 0.0 {
+        return None;
+    }
+    let measured: Vec<f64> = rates.iter().map(|r| r / total * 1000.0).collect();
+    let max_p = u32::try_from(d.max_parallelism)
+        .ok()
+        .filter(|&m| m > 0)
+        .unwrap_or_else(|| compute_default_max_parallelism(d.parallelism));
+    let fits = |keys: u32| {
+        key_shares(keys, max_p, d.parallelism)
+            .iter()
+            .zip(&measured)
+            .all(|(&s, &m)| (f64::from(s) - m).abs() <= f64::from(SPLIT_TOLERANCE_PERMILLE))
+    };
+    if fits(DEFAULT_KEYS) {
+        return None;
+    }
+    let keys = (1..DEFAULT_KEYS).find(|&k| fits(k))?;
+    let scale = meter_scale(bundle, d);
+    let read = rates
+        .iter()
+        .map(|r| format!("{:.0}", r * scale))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Some((keys, format!("{read} records/s")))
+}
+
+/// The smallest `debloatedBufferSize` any subtask reports: present only when the job debloats.
+fn debloated_size(bundle: &JobBundle) -> Option<u64> {
+    bundle
+        .job
+        .vertices
+        .iter()
+        .flat_map(|v| (0..v.parallelism).map(move |i| (v, i)))
+        .filter_map(|(v, i)| bundle.subtask_metric(&v.id, i, DEBLOATED_BUFFER_SIZE))
+        .map(|b| b.round() as u64)
+        .min()
+}
+
 /// A source vertex's datagen: its measured output rate and the record size downstream reads.
 fn source_kind(
     bundle: &JobBundle,
@@ -302,19 +424,22 @@ fn source_kind(
     nodes: &BTreeMap<&str, &PlanNode>,
     notes: &mut Vec<String>,
 ) -> OperatorKind {
-    let rate = match summed(bundle, v, "numRecordsOutPerSecond") {
-        Some(r) if r >= 0.5 => r.round() as u64,
-        _ => {
-            notes.push(format!("'{}' has no numRecordsOutPerSecond (no metrics yet, or it produced nothing): its rate is the default, {DEFAULT_RATE} records/s", v.name));
-            DEFAULT_RATE
-        }
-    };
+    let measured = summed(bundle, v, "numRecordsOutPerSecond").filter(|&r| r >= 0.5);
     let bp: Vec<f64> = (0..v.parallelism)
         .filter_map(|i| bundle.subtask_metric(&v.id, i, "backPressuredTimeMsPerSecond"))
         .collect();
-    if let Some(bp) = median(bp).filter(|&b| b >= 100.0) {
-        notes.push(format!("'{}' was back-pressured ({bp:.0} ms/s): its measured {rate} records/s is what downstream let through, a floor for what it would produce", v.name));
-    }
+    let rate = match (measured, median(bp).filter(|&b| b >= BACK_PRESSURED_MS)) {
+        (None, _) => {
+            notes.push(format!("'{}' has no numRecordsOutPerSecond (no metrics yet, or it produced nothing): its rate is the default, {DEFAULT_RATE} records/s", v.name));
+            DEFAULT_RATE
+        }
+        (Some(r), None) => r.round() as u64,
+        (Some(r), Some(bp)) => {
+            let offered = offered_rate(r, bp);
+            notes.push(format!("'{}' was back-pressured ({bp:.0} ms/s): its measured {} records/s is what downstream let through, not what it would produce (REST does not say). It is offered {offered} records/s, the rate it kept up while not blocked (measured / (1 - back-pressured share), at most {MAX_OFFER}x), so the simulation is back-pressured where the job was", v.name, r.round()));
+            offered
+        }
+    };
     // The first downstream vertex's bytes per record in, else what the source wrote.
     let downstream = order
         .iter()
@@ -336,14 +461,29 @@ fn source_kind(
             notes.push(format!("no byte and record counts for '{}': records of the default {DEFAULT_RECORD_SIZE} bytes", v.name));
             DEFAULT_RECORD_SIZE
         });
-    notes.push(format!(
-        "'{}': keys are not in Flink's REST API: {DEFAULT_KEYS} uniformly used keys",
-        v.name
-    ));
+    let keys = downstream
+        .filter(|d| {
+            nodes[d.id.as_str()]
+                .inputs
+                .iter()
+                .any(|i| i.id == v.id && i.ship_strategy == "HASH")
+        })
+        .and_then(|d| split_keys(bundle, d))
+        .map(|(keys, measured)| {
+            notes.push(format!("'{}': keys are not in Flink's REST API; {DEFAULT_KEYS} uniform keys would split records evenly, but the keyed subtasks read {measured}: {keys} uniform keys split them so (the fewest that do, within {} points)", v.name, SPLIT_TOLERANCE_PERMILLE / 10));
+            keys
+        })
+        .unwrap_or_else(|| {
+            notes.push(format!(
+                "'{}': keys are not in Flink's REST API: {DEFAULT_KEYS} uniformly used keys",
+                v.name
+            ));
+            DEFAULT_KEYS
+        });
     OperatorKind::Datagen {
         rate,
         record_size,
-        keys: DEFAULT_KEYS,
+        keys,
         key_distribution: KeyDistribution::Uniform,
         bounded: None,
     }
@@ -361,7 +501,8 @@ fn cost(
     let per_record: Vec<f64> = (0..v.parallelism)
         .filter_map(|i| {
             let busy = bundle.subtask_metric(&v.id, i, "busyTimeMsPerSecond")?;
-            let records = bundle.subtask_metric(&v.id, i, "numRecordsInPerSecond")?;
+            let records =
+                bundle.subtask_metric(&v.id, i, "numRecordsInPerSecond")? * meter_scale(bundle, v);
             (records > 0.0 && busy.is_finite()).then(|| busy / records)
         })
         .collect();

@@ -663,3 +663,11 @@ pub const COLLECTED_METRICS: &[&str] = &[
     "numBytesInPerSecond",
     "numBytesOutPerSecond",
 ];
+
+/// The first input gate's `BufferDebloater` size: registered only when buffer debloating is on
+/// (and only on subtasks with inputs), so its presence is how a bundle tells that it was.
+pub const DEBLOATED_BUFFER_SIZE: &str = "Shuffle.Netty.Input.0.debloatedBufferSize";
+
+/// Metrics `collect` also asks for whose absence is an answer, not a gap: never waited for,
+/// never reported missing.
+pub const OPTIONAL_METRICS: &[&str] = &[DEBLOATED_BUFFER_SIZE];

@@ -3,8 +3,10 @@
 //! preset the bundle was recorded from; then the derived scenario simulated and compared with the
 //! real job's figures.
 
-use super::derive::{derive, partitioner, Derived, DEFAULT_KEYS, DEFAULT_RATE};
-use super::rest::{CheckpointStatsStatus, VertexBackPressureLevel};
+use super::derive::{
+    derive, key_shares, meter_scale, offered_rate, partitioner, Derived, DEFAULT_KEYS, DEFAULT_RATE,
+};
+use super::rest::{CheckpointStatsStatus, VertexBackPressureLevel, DEBLOATED_BUFFER_SIZE};
 use super::{read_bundle, JobBundle};
 use crate::scenario::{preset, OperatorKind, Scenario};
 use crate::sim::Simulation;
@@ -118,22 +120,40 @@ fn rates_sizes_and_costs_are_the_measured_ones() {
     else {
         panic!("{:?}", d.scenario.operators[0]);
     };
-    assert!((rate as f64 - measured).abs() <= 0.1 * measured, "{rate}");
+    // The bundle was collected 26.9 s after the vertices started: Flink's meters divided the
+    // counts so far by their 60 s window, so every rate is read x60 / 24.4 (the last update on
+    // average 2.5 s before the collection).
+    let scale = meter_scale(&bundle, source);
+    assert!((scale - 60.0 / 24.425).abs() < 1e-9, "{scale}");
+    assert!(d.notes.iter().any(|n| n.contains("×2.46")), "{:?}", d.notes);
+    // Both source subtasks were back-pressured 1000 ms/s: the measured rate (410 records/s) is a
+    // floor, and the source is offered the most over it.
+    assert_eq!(rate, offered_rate(measured * scale, 1000.0));
+    assert_eq!(rate, 1638, "{rate}");
+    assert_eq!(offered_rate(measured, 0.0), 167);
+    assert_eq!(offered_rate(measured, 500.0), 334);
     // count-per-key read 1037 bytes a record (the seed's 1024-byte records as Flink counts them).
     assert!((1024..=1060).contains(&record_size), "{record_size}");
-    assert_eq!(keys, DEFAULT_KEYS);
+    // Its subtasks read 72.7 and 86.0 records/s (46 : 54): 128 uniform keys would split 50 : 50,
+    // 15 is the fewest that split 7 : 8 (the preset has 16 keys, 7 : 9).
+    assert_eq!(keys, 15);
+    let cpk = &bundle.job.vertices[1];
+    assert_eq!(key_shares(15, 128, 2), vec![466, 533]);
+    assert_eq!(key_shares(16, 128, 2), vec![437, 562]);
+    assert_eq!(key_shares(DEFAULT_KEYS, 128, 2), vec![500, 500]);
+    assert_eq!(cpk.max_parallelism, 128);
     assert!(
         d.notes.iter().any(|n| n.contains("back-pressured")),
         "{:?}",
         d.notes
     );
 
-    // busyTimeMsPerSecond / numRecordsInPerSecond: 838 / 72.72 = 11.52 ms and 1000 / 86.03 =
-    // 11.62 ms; the median (lower middle) less the chained map's and sink's defaults (3 us).
+    // busyTimeMsPerSecond / numRecordsInPerSecond, the rate read x2.46: 838 / 178.6 = 4.69 ms and
+    // 1000 / 211.3 = 4.73 ms; the median (lower middle) less the chained map's and sink's
+    // defaults (3 us). The preset says 5 ms; read without the meter's window, it was 11.5 ms.
     let i = d.scenario.operator_index("count-per-key").unwrap();
     let cost = d.scenario.operators[i].cost_per_record_micros().unwrap();
-    assert_eq!(cost, 11_524 - 3);
-    // The preset says 5 ms: what Flink measured for it is twice that (see the report).
+    assert!((4_600..=5_000).contains(&cost), "{cost}");
     let seed = preset("seed-backpressure").unwrap();
     let j = seed.operator_index("count-per-key").unwrap();
     assert_eq!(seed.operators[j].cost_per_record_micros().unwrap(), 5_000);
@@ -141,6 +161,28 @@ fn rates_sizes_and_costs_are_the_measured_ones() {
         let i = d.scenario.operator_index(name).unwrap();
         assert_eq!(d.scenario.operators[i].cost_per_record, None, "{name}");
     }
+}
+
+#[test]
+fn a_reported_debloated_buffer_size_turns_debloating_on() {
+    const KEY: &str = "taskmanager.network.memory.buffer-debloat.enabled";
+    let (_, plain) = derived(RECORDED);
+    assert_eq!(plain.scenario.config.get(KEY), None);
+    assert!(!plain.notes.iter().any(|n| n.contains("debloat")));
+    // Flink registers the gauge only when the job debloats: one subtask reporting it is enough.
+    let busy = r#"{"id":"busyTimeMsPerSecond","value":"838.0"}"#;
+    assert_eq!(RECORDED.matches(busy).count(), 1);
+    let debloating = RECORDED.replace(
+        busy,
+        &format!(r#"{busy},{{"id":"{DEBLOATED_BUFFER_SIZE}","value":"9216"}}"#),
+    );
+    let (_, d) = derived(&debloating);
+    assert_eq!(d.scenario.config.get(KEY).map(String::as_str), Some("true"));
+    assert!(
+        d.notes.iter().any(|n| n.contains("down to 9216 bytes")),
+        "{:?}",
+        d.notes
+    );
 }
 
 #[test]
@@ -257,15 +299,16 @@ fn figures(durations: Vec<i64>, high: Vec<String>) -> (f64, Vec<String>) {
     (m, high)
 }
 
-/// A modelling gap, left failing rather than fudged (run with `--ignored`). The recorded source
-/// was back-pressured 1000 ms/s, so its measured 167 records/s is what count-per-key let through,
-/// not what it would produce (the preset offers 2000). Offered 167 records/s over 128 uniform
-/// keys, the derived count-per-key (11.5 ms a record, about 87 records/s a subtask) runs 91-97 %
-/// busy and never back-pressures: 60 s simulated give a median end-to-end of 214 ms and no
-/// vertex high, against the real 2790 ms with Source: datagen high. With the preset's 2000
-/// records/s the same scenario gives about 3850 ms and Source: datagen high.
+/// The derived scenario simulated against the job it came from, within the harness's tolerance
+/// for long durations (+-25 %). Three readings of the bundle make it so, each turned off here
+/// once (60 s simulated, median end-to-end against the real 2790 ms):
+/// - the meters' 60 s window: read as they are, the rates are 2.46x low and count-per-key's
+///   cost 11.5 ms instead of 4.7: 5.8 s;
+/// - the back-pressured source's offer: at its measured rate the simulation never
+///   back-pressures: 1.05 s and no vertex high;
+/// - the keys' split: with 128 even keys both keyed subtasks saturate and share the source's
+///   buffers: 1.5 s. With 15 keys (7 : 8) one does, as in the job: 2.55 s.
 #[test]
-#[ignore = "modelling gap: a back-pressured source's measured rate is a floor (214 ms vs 2790 ms)"]
 fn simulating_the_derived_scenario_gives_the_real_figures() {
     let (bundle, d) = derived(RECORDED);
     let (real_median, real_high) = figures(
@@ -317,9 +360,9 @@ fn simulating_the_derived_scenario_gives_the_real_figures() {
             .collect(),
     );
     eprintln!("derived scenario, 60 s simulated: median end-to-end {sim_median} ms, high backpressure at {sim_high:?}");
-    // Loose bounds: within ×[0.5, 2] of the real 2790 ms, and the same vertex back-pressured.
+    // The harness's rule for durations of 200 ms and more, and the same vertex back-pressured.
     assert!(
-        (real_median * 0.5..=real_median * 2.0).contains(&sim_median),
+        (real_median * 0.75..=real_median * 1.25).contains(&sim_median),
         "simulated median {sim_median} ms vs real {real_median} ms"
     );
     assert_eq!(sim_high, real_high);
