@@ -214,3 +214,55 @@ test('no checkpoints yet, markup in names, and 10 000 checkpoints', async () => 
   assert.deepEqual(errors, []);
   await ctx.close();
 });
+
+// "Simulate this job": the derived scenario run beside the real job, then a what-if beside that
+// run, a few milliseconds per frame (the page stays live), and the scenario opens in the playground.
+test('simulate this job: real against simulated, and a what-if', async () => {
+  const ctx = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const page = await ctx.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  await page.goto(`${site.url}#import`, { waitUntil: 'load' });
+  await page.waitForSelector('#import-page', { timeout: 15000 });
+  await page.setInputFiles('#import-file', RECORDED);
+  await page.waitForSelector('#import-simulate-run');
+  // The derive notes, folded; the run takes as long as the real job's 7 checkpoints at 5 s.
+  assert.match(await page.textContent('#import-simulate-notes summary'), /^\d+ assumptions? in the derived scenario$/);
+  assert.match(await page.textContent('#import-simulate'), /for 30 s of simulated time/);
+
+  await page.click('#import-simulate-run');
+  await page.waitForSelector('#import-simulate-table', { timeout: 60000 });
+  const table = async () => page.$$eval('#import-simulate-table tbody tr', (rows) =>
+    Object.fromEntries(rows.map((r) => [r.cells[0].textContent, [...r.cells].slice(1).map((c) => c.textContent)])));
+  let t = await table();
+  // Real: completed checkpoints 1..5 took 959 ms to 2.85 s, median 2.73 s; Source: datagen high.
+  assert.equal(t['End to End Duration (median)'][0], '2.73 s');
+  assert.match(t['End to End Duration (median)'][1], /^\d[\d.]* m?s(×[\d.]+|same)$/);
+  assert.equal(t['Completed checkpoints'][0], '5');
+  assert.match(t['Completed checkpoints'][1], /^\d+([+-]\d+|same)$/);
+  assert.equal(t['Back-pressured (high)'][0], 'Source: datagen');
+  assert.match(await page.textContent('#import-simulate-headline'),
+    /^End to End Duration \(median\): simulated \d[\d.]* m?s vs real 2\.73 s \((×[\d.]+|same)\)$/);
+
+  // One what-if: its column appears, running, then with numbers against the simulation.
+  await page.click('#sim-whatif-unaligned');
+  await page.waitForSelector('#import-simulate-table th[data-whatif="unaligned"]');
+  assert.ok(await page.isDisabled('#sim-whatif-unaligned'));
+  await page.waitForFunction(() => document.querySelector('#import-simulate-status')?.dataset.done === 'true', null, { timeout: 60000 });
+  t = await table();
+  assert.match(await page.textContent('#import-simulate-table th[data-whatif="unaligned"]'), /Unaligned checkpoints\s*vs simulated/);
+  assert.match(t['End to End Duration (median)'][2], /^\d[\d.]* m?s(×[\d.]+|same)$/);
+  // Unaligned checkpoints persist in-flight data; the aligned simulation persists none.
+  assert.equal(t['Persisted in-flight data (median)'][1].startsWith('0 B'), true, JSON.stringify(t));
+  assert.match(t['Persisted in-flight data (median)'][2], /^\d[\d.]* [KM]?B(×[\d.]+|was 0)$/);
+  await panelShot(page, '#import-simulate-panel', 'import-simulate');
+
+  // Open in playground: the derived scenario, in the editor's job.
+  const href = await page.getAttribute('#import-simulate-open', 'href');
+  assert.match(href, /^#v1\./);
+  await page.click('#import-simulate-open');
+  await page.waitForSelector('#sim-time', { timeout: 15000 });
+  assert.deepEqual(errors, []);
+  await ctx.close();
+});

@@ -61,6 +61,28 @@ pub fn deadline(budget_ms: f64) -> f64 {
     clock::now_ms() + budget_ms
 }
 
+/// Moves several runs on towards `target` for up to `budget_ms` of wall time, always the one
+/// furthest behind, 50 ms simulated at a time: the runs stay level, so what they show part-way
+/// compares like with like (Compare modes, Simulate this job).
+pub fn advance_level(sims: &mut [&mut Simulation], target: Micros, budget_ms: f64) {
+    let deadline = deadline(budget_ms);
+    loop {
+        let next = sims
+            .iter_mut()
+            .filter(|s| s.now < target && s.status.is_live())
+            .min_by_key(|s| s.now);
+        let Some(sim) = next else { return };
+        let until = (sim.now + 50_000).min(target);
+        if run_budgeted(sim, until, deadline, |_| false) == RunEnd::OutOfTime {
+            return;
+        }
+        sim.run_until(until);
+        if clock::now_ms() > deadline {
+            return;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

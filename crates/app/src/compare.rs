@@ -8,7 +8,7 @@ use barrierlab_engine::scenario::Scenario;
 use barrierlab_engine::sim::Simulation;
 use barrierlab_engine::types::Micros;
 
-use crate::budget::{deadline, run_budgeted, RunEnd};
+use crate::budget::advance_level;
 
 pub type CompareCell = Rc<RefCell<Compare>>;
 
@@ -96,25 +96,11 @@ impl Compare {
 
     /// Runs the slowest unfinished run for up to `budget_ms` of wall time.
     pub fn advance(&mut self, budget_ms: f64) {
-        let deadline = deadline(budget_ms);
-        let target = self.target;
-        loop {
-            let next = self
-                .runs
-                .iter_mut()
-                .filter_map(|r| r.sim.as_mut().ok())
-                .filter(|s| s.now < target && s.status.is_live())
-                .min_by_key(|s| s.now);
-            let Some(sim) = next else { return };
-            // Slices of 50 ms simulated keep the runs level with each other.
-            let until = (sim.now + 50_000).min(target);
-            if run_budgeted(sim, until, deadline, |_| false) == RunEnd::OutOfTime {
-                return;
-            }
-            sim.run_until(until);
-            if crate::clock::now_ms() > deadline {
-                return;
-            }
-        }
+        let mut sims: Vec<&mut Simulation> = self
+            .runs
+            .iter_mut()
+            .filter_map(|r| r.sim.as_mut().ok())
+            .collect();
+        advance_level(&mut sims, self.target, budget_ms);
     }
 }

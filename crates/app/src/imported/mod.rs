@@ -3,10 +3,14 @@
 //! `components/imported/` draw, and kept in this browser (`store`). Nothing of it ever goes into
 //! a share link: links carry simulated scenarios only (`share.rs` does not see these routes).
 
+pub mod sim_runs;
+pub mod simulate;
 pub mod store;
 pub mod timeline;
 pub mod view;
 
+#[cfg(test)]
+mod simulate_tests;
 #[cfg(test)]
 mod tests;
 

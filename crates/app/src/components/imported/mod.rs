@@ -7,18 +7,21 @@ pub mod fields;
 pub mod graph;
 pub mod history;
 pub mod open;
+pub mod simulate;
 pub mod stored;
 pub mod summary;
 pub mod why;
 
 use std::rc::Rc;
 
+use barrierlab_engine::import::derive::{derive, Derived};
 use barrierlab_engine::import::explain::{explain, Explanation};
 use barrierlab_engine::import::JobBundle;
 use yew::prelude::*;
 
 use crate::components::panel::Panel;
 use crate::components::timeline::Timeline;
+use crate::imported::simulate::{self as simulate_job, Figures};
 use crate::imported::store::{self, StoredBundle};
 use crate::imported::timeline::timeline;
 use crate::imported::view::{job_view, subtask_rows, JobView};
@@ -36,6 +39,11 @@ pub struct OpenedJob {
     pub summary: Rc<Vec<crate::imported::view::SummaryRow>>,
     pub timeline: Rc<Vec<TimelineCheckpoint>>,
     pub explanation: Rc<Result<Explanation, String>>,
+    /// "Simulate this job": the derived scenario (or why there is none), the real figures it is
+    /// compared with, and how long to simulate.
+    pub derived: Rc<Result<Derived, String>>,
+    pub figures: Rc<Figures>,
+    pub sim_target: barrierlab_engine::types::Micros,
 }
 
 impl OpenedJob {
@@ -55,6 +63,9 @@ impl OpenedJob {
             summary: Rc::new(view.summary.clone()),
             timeline: Rc::new(timeline(&bundle)),
             explanation: Rc::new(explanation),
+            derived: Rc::new(derive(&bundle)),
+            figures: Rc::new(Figures::of(&bundle)),
+            sim_target: simulate_job::target(&bundle),
             view,
             bundle,
         }
@@ -332,6 +343,10 @@ fn job_views(job: &Rc<OpenedJob>, selected: Option<u64>, onselect: Callback<u64>
                         <Timeline checkpoints={job.timeline.clone()} narrow={false} />
                     </Panel>
                 }
+                <Panel id="import-simulate-panel" title="Simulate this job" area="import-simulate">
+                    <simulate::ImportedSimulate key={job.key.clone()} derived={job.derived.clone()}
+                                               real={job.figures.clone()} target={job.sim_target} />
+                </Panel>
                 <Panel id="import-summary-panel" title="Checkpoints: Summary" area="import-summary">
                     <summary::ImportedSummary rows={job.summary.clone()} />
                 </Panel>
