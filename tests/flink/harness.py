@@ -219,8 +219,6 @@ TOLERANCES: dict[str, Rule] = {
 # "known gap" and does not fail the run; a gap that closes shows "ok" like any other row. Every
 # entry is a modelling task left open, not a tolerance.
 KNOWN_GAPS: dict[str, str] = {
-    "failed": "Flink counts one failed trigger before checkpoint 1 (NOT_ALL_REQUIRED_TASKS_RUNNING, "
-              "no id) whose cause is not identified; the simulator makes none",
     "end_to_end_duration_cp1": "checkpoint 1 runs on a cold JVM (JIT warm-up, sources RUNNING "
                                "before their consumers); the simulator has no warm-up",
     "persisted_data_cp1": "as end-to-end duration of checkpoint 1: how full the queues are at "

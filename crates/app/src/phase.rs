@@ -170,7 +170,13 @@ mod tests {
     #[test]
     fn stops_at_each_phase_of_the_first_checkpoint_in_order() {
         let mut sim = Simulation::new(preset("seed-demo").unwrap()).unwrap();
-        let first = step_to_phase(&mut sim, None, 10_000.0);
+        // As in Flink, the scheduler's first trigger finds tasks still INITIALIZING.
+        let rejected = step_to_phase(&mut sim, None, 10_000.0);
+        assert!(
+            rejected.text.starts_with("trigger rejected · JobManager"),
+            "{rejected:?}"
+        );
+        let first = step_to_phase(&mut sim, rejected.seq, 10_000.0);
         assert!(
             first
                 .text

@@ -107,7 +107,15 @@ fn the_first_checkpoint_follows_the_deployment_and_sources_start_when_running() 
         .min()
         .unwrap();
     assert_eq!(first, deploy, "checkpoint 1 is triggered as the tasks run");
-    assert_eq!(stats.counts.failed, 0);
+    // The first task RUNNING (40 ms ahead of the last) started the scheduler as well: that
+    // trigger found the others INITIALIZING, one failure without an id, as in every real run.
+    assert_eq!(stats.counts.failed, 1, "{:?}", stats.counts);
+    assert_eq!(stats.history().count() as u64, stats.counts.completed);
+    let together = run(
+        with(slow_deploy(), "barrierlab.task-running-spread", "0s"),
+        30,
+    );
+    assert_eq!(together.coordinator.stats().counts.failed, 0);
     // Sources produce only from RUNNING on: about 26 s at 2000 records/s, not 30 s.
     let produced: u64 = sim
         .tasks
@@ -120,7 +128,7 @@ fn the_first_checkpoint_follows_the_deployment_and_sources_start_when_running() 
         "sources emitted {produced} records"
     );
     // After a failover the restore restarts the scheduler at once, while the tasks deploy: that
-    // trigger fails, and the next checkpoint comes one interval after the restore.
+    // trigger fails too, and the next checkpoint comes one interval after the restore.
     let mut scenario = with(slow_deploy(), "barrierlab.task-redeploy-time", "4s");
     scenario.faults.push(Fault::Kill {
         task: "count-per-key#1".into(),
@@ -133,7 +141,7 @@ fn the_first_checkpoint_follows_the_deployment_and_sources_start_when_running() 
         .as_ref()
         .map(|r| r.restore_timestamp)
         .expect("restored");
-    assert_eq!(stats.counts.failed, 1, "{:?}", stats.counts);
+    assert_eq!(stats.counts.failed, 2, "{:?}", stats.counts);
     let next = stats
         .history()
         .map(|cp| cp.trigger_timestamp)
@@ -149,6 +157,7 @@ fn calibration_latencies_of_centuries_run_without_overflow() {
     // The largest duration a key accepts: every sum involving it saturates.
     for key in [
         "barrierlab.task-deploy-time",
+        "barrierlab.task-running-spread",
         "barrierlab.task-redeploy-time",
         "barrierlab.trigger-latency",
         "barrierlab.trigger-dispatch",

@@ -143,6 +143,10 @@ pub(crate) enum Event {
     TasksRunning {
         deployment: u32,
     },
+    /// The first task of the job's first deployment switched to RUNNING, ahead of the others.
+    FirstTaskRunning {
+        deployment: u32,
+    },
 }
 
 /// Latencies and timings the loop applies.
@@ -151,6 +155,8 @@ pub struct SimParams {
     pub rpc_latency: Micros,
     /// From the job's start until the tasks are RUNNING.
     pub task_deploy_time: Micros,
+    /// At the job's start: the first task is RUNNING this long before the last.
+    pub task_running_spread: Micros,
     /// After a failover: from the restart until the tasks start to restore their state.
     pub task_redeploy_time: Micros,
     /// Trigger timestamp → trigger mail at a source; async end → ack recorded (before jitter).
@@ -289,6 +295,7 @@ impl Simulation {
         let params = SimParams {
             rpc_latency: c.rpc_latency,
             task_deploy_time: c.task_deploy_time,
+            task_running_spread: c.task_running_spread,
             task_redeploy_time: c.task_redeploy_time,
             trigger_latency: c.trigger_latency,
             trigger_dispatch: c.trigger_dispatch,
@@ -374,7 +381,11 @@ impl Simulation {
     /// delay). With a deployment time the tasks are not RUNNING yet: the first task switching to
     /// SCHEDULED stops the scheduler again, and it restarts once every task is RUNNING, then with
     /// `min-pause` as its delay (`startCheckpointScheduler` sets `triggerDelay` to it after the
-    /// first start), so the first checkpoint follows the deployment at once.
+    /// first start), so the first checkpoint follows the deployment at once. Before that, the
+    /// first task to switch to RUNNING makes the ExecutionGraph start the scheduler too
+    /// (`DefaultExecutionGraph.updateStateInternal`, when it is not started): that trigger comes
+    /// after `min-pause` and fails with NOT_ALL_REQUIRED_TASKS_RUNNING, as the other tasks are
+    /// still INITIALIZING (`task-running-spread`; every real run counts this one failure).
     ///
     /// After a failover the restore (`SchedulerBase.restoreState`) restarts the scheduler itself,
     /// with `min-pause`, while the new tasks still deploy: that trigger fails with
@@ -398,6 +409,13 @@ impl Simulation {
                 self.now.saturating_add(deploy),
                 Event::TasksRunning { deployment },
             );
+            let spread = self.params.task_running_spread.min(deploy);
+            if deployment == 1 && spread > 0 && self.tasks.len() > 1 {
+                self.queue.push(
+                    self.now.saturating_add(deploy - spread),
+                    Event::FirstTaskRunning { deployment },
+                );
+            }
         }
         self.start_checkpoint_scheduler();
         if self.deployments == 1
@@ -531,6 +549,13 @@ impl Simulation {
             }
             Event::Fault { index } => self.fire_fault(index as usize),
             Event::Restart => self.restart(),
+            Event::FirstTaskRunning { deployment } => {
+                let started = self.coordinator.is_periodic_scheduling();
+                if deployment == self.deployments && self.status == JobStatus::Running && !started {
+                    // Not the first start: its delay is min-pause, no random draw.
+                    self.coordinator_input(CoordinatorInput::StartScheduler { random: 0 });
+                }
+            }
             Event::TasksRunning { deployment } => {
                 if deployment == self.deployments && self.status == JobStatus::Running {
                     self.tasks_running();
