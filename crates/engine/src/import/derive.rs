@@ -19,6 +19,7 @@ use crate::scenario::{
 use crate::state::{
     assign_key_to_parallel_operator, compute_default_max_parallelism, java_hash_i32,
 };
+use crate::types::Micros;
 
 /// Keys of a derived datagen: REST does not expose them. Flink's default max parallelism (the
 /// lower bound, 128), so every key group of a default job can be reached.
@@ -182,11 +183,24 @@ pub fn derive(bundle: &JobBundle) -> Result<Derived, String> {
         let is_source = node.inputs.is_empty();
         let parts: Vec<&str> = v.name.split(" -> ").collect();
         let mut chain: Vec<OperatorSpec> = Vec::new();
-        if node.inputs.len() > 1 {
+        // Two inputs: a union or a two-input operator (`connect`), modelled as the simulator's
+        // union, which passes every record on. Keyed state behind HASH inputs would need a keyed
+        // two-input operator, which the simulator does not have.
+        let two_inputs = node.inputs.len() == 2;
+        if node.inputs.len() > 2 {
             return Err(format!(
-                "vertex '{}' has {} inputs (a union or a two-input operator): deriving those is not supported yet",
+                "vertex '{}' has {} inputs: the simulator's union takes two, so deriving it is not supported yet",
                 v.name,
                 node.inputs.len()
+            ));
+        }
+        if two_inputs
+            && node.inputs.iter().any(|e| e.ship_strategy == "HASH")
+            && keyed_state(&v.id) == Some(true)
+        {
+            return Err(format!(
+                "vertex '{}' has two HASH inputs and keyed state (a keyed two-input operator): the simulator has none, so deriving it is not supported yet",
+                v.name
             ));
         }
         for (i, part) in parts.iter().enumerate() {
@@ -219,6 +233,11 @@ pub fn derive(bundle: &JobBundle) -> Result<Derived, String> {
                     continue;
                 }
             }
+            if i == 0 && two_inputs {
+                notes.push(format!("'{part}' reads two inputs (a union or a two-input operator): modelled as a union, which passes every record of both on"));
+                chain.push(OperatorSpec::new(part, OperatorKind::Union));
+                continue;
+            }
             let hashed = i == 0 && node.inputs.iter().any(|e| e.ship_strategy == "HASH");
             let kind = if hashed && keyed_state(&v.id) == Some(true) {
                 keyed_note = true;
@@ -242,7 +261,26 @@ pub fn derive(bundle: &JobBundle) -> Result<Derived, String> {
             notes.push(format!("vertex '{}' has no maxParallelism in /jobs/:id: Flink's default for its parallelism", v.name));
         }
         if !is_source {
-            cost(bundle, v, &mut chain, &mut notes);
+            cost(
+                bundle,
+                v,
+                &mut chain,
+                "numRecordsInPerSecond",
+                0,
+                &mut notes,
+            );
+        } else if chain.len() > 1 {
+            // A source chain's busy time is the source's default cost and its chained operators'
+            // work: per record out, as the source reads none in.
+            let source = chain[0].kind.default_cost_per_record();
+            cost(
+                bundle,
+                v,
+                &mut chain[1..],
+                "numRecordsOutPerSecond",
+                source,
+                &mut notes,
+            );
         }
         for pair in chain.windows(2) {
             edges.push(EdgeSpec::new(
@@ -489,31 +527,35 @@ fn source_kind(
     }
 }
 
-/// The vertex's measured busy time per record in (median over subtasks) as the head operator's
-/// cost; the chained operators keep their kinds' defaults, subtracted so the chain costs what
-/// was measured.
+/// The vertex's measured busy time per record (`records`: in, or out for a source chain;
+/// median over subtasks) as the first operator's cost; the operators after it keep their kinds'
+/// defaults and `before` is what runs ahead of it (a chain's source), both subtracted so the
+/// vertex costs what was measured.
 fn cost(
     bundle: &JobBundle,
     v: &JobVertexDetailsInfo,
     chain: &mut [OperatorSpec],
+    records: &str,
+    before: Micros,
     notes: &mut Vec<String>,
 ) {
     let per_record: Vec<f64> = (0..v.parallelism)
         .filter_map(|i| {
             let busy = bundle.subtask_metric(&v.id, i, "busyTimeMsPerSecond")?;
-            let records =
-                bundle.subtask_metric(&v.id, i, "numRecordsInPerSecond")? * meter_scale(bundle, v);
-            (records > 0.0 && busy.is_finite()).then(|| busy / records)
+            let n = bundle.subtask_metric(&v.id, i, records)? * meter_scale(bundle, v);
+            (n > 0.0 && busy.is_finite()).then(|| busy / n)
         })
         .collect();
     let Some(ms) = median(per_record) else {
-        notes.push(format!("'{}' has no busyTimeMsPerSecond and numRecordsInPerSecond to divide: its operators cost their kinds' defaults", v.name));
+        notes.push(format!("'{}' has no busyTimeMsPerSecond and {records} to divide: its operators cost their kinds' defaults", v.name));
         return;
     };
     let rest: u64 = chain[1..]
         .iter()
         .map(|o| o.kind.default_cost_per_record())
         .sum();
-    let us = ((ms * 1000.0).round() as u64).saturating_sub(rest).max(1);
+    let us = ((ms * 1000.0).round() as u64)
+        .saturating_sub(rest + before)
+        .max(1);
     chain[0].cost_per_record = Some(format!("{us}us"));
 }

@@ -367,3 +367,106 @@ fn simulating_the_derived_scenario_gives_the_real_figures() {
     );
     assert_eq!(sim_high, real_high);
 }
+
+const TWO_INPUTS: &str = include_str!("../../../../tests/fixtures/collect/two-input-join.json");
+
+/// Median of the completed checkpoints' end-to-end durations from the second on (the first runs
+/// on a cold JVM), in ms.
+fn end_to_end_median(history: impl Iterator<Item = (u64, i64)>) -> f64 {
+    let d: Vec<i64> = history.filter(|(id, _)| *id >= 2).map(|(_, d)| d).collect();
+    figures(d, Vec::new()).0
+}
+
+/// The harness's two-input job (`--preset two-input-join`, collected from real Flink 2.3 after
+/// 31 s): its union vertex reads two FORWARD inputs and becomes the simulator's union; the
+/// source chain `payments -> slow-enrich` gets its cost from busy time per record out.
+#[test]
+fn a_two_input_vertex_becomes_a_union_and_simulates_as_the_job_ran() {
+    let (bundle, d) = derived(TWO_INPUTS);
+    let real: Vec<_> = bundle
+        .job
+        .vertices
+        .iter()
+        .map(|v| (v.name.clone(), v.parallelism, v.max_parallelism as u32))
+        .collect();
+    let mut got = vertices(&d.scenario);
+    let mut want = real;
+    got.sort();
+    want.sort();
+    assert_eq!(got, want);
+    assert_eq!(scenario_edges(&d.scenario), bundle_edges(&bundle));
+    let op = |name: &str| &d.scenario.operators[d.scenario.operator_index(name).unwrap()];
+    assert_eq!(op("union").kind.type_name(), "union");
+    assert!(d
+        .notes
+        .iter()
+        .any(|n| n.contains("'union' reads two inputs")));
+    // Flink's busy time for `slow-enrich` (Thread.sleep(1 ms) a record) is 0.63 ms a record.
+    let us = parse_duration(op("slow-enrich").cost_per_record.as_deref().unwrap()).unwrap();
+    assert!((500..=800).contains(&us), "{us} us");
+
+    let real_median = end_to_end_median(
+        bundle
+            .details
+            .values()
+            .filter(|c| c.status == CheckpointStatsStatus::COMPLETED)
+            .map(|c| (c.id, c.end_to_end_duration)),
+    );
+    assert_eq!(real_median, 17.5);
+    let mut sim = Simulation::new(d.scenario).unwrap();
+    sim.run_until(60_000 * MICROS_PER_MS);
+    let json = serde_json::to_value(sim.rest_report()).unwrap();
+    let sim_median = end_to_end_median(
+        json["checkpoints"]["history"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["status"] == "COMPLETED")
+            .map(|c| {
+                let id = c["id"].as_u64().unwrap();
+                (id, c["end_to_end_duration"].as_i64().unwrap())
+            }),
+    );
+    eprintln!("two-input job derived, 60 s simulated: median end-to-end {sim_median} ms (real {real_median} ms)");
+    // The harness's rule for durations under 200 ms: within 5 ms, or x[0.5, 2].
+    let ok = (sim_median - real_median).abs() <= 5.0
+        || (real_median * 0.5..=real_median * 2.0).contains(&sim_median);
+    assert!(ok, "simulated {sim_median} ms vs real {real_median} ms");
+}
+
+#[test]
+fn more_than_two_inputs_and_keyed_two_input_operators_are_refused() {
+    let mut bundle = read_bundle(TWO_INPUTS).unwrap();
+    let plan = bundle.job.plan.as_mut().unwrap();
+    let union = plan.nodes.iter().position(|n| n.inputs.len() == 2).unwrap();
+    let third = plan.nodes[union].inputs[0].clone();
+    plan.nodes[union].inputs.push(third);
+    let e = derive(&bundle).unwrap_err();
+    assert!(
+        e.contains("has 3 inputs") && e.contains("union takes two"),
+        "{e}"
+    );
+
+    // Two HASH inputs into a vertex with keyed state: a keyed two-input operator.
+    let mut bundle = read_bundle(TWO_INPUTS).unwrap();
+    let plan = bundle.job.plan.as_mut().unwrap();
+    let union = plan.nodes.iter().position(|n| n.inputs.len() == 2).unwrap();
+    let id = plan.nodes[union].id.clone();
+    for input in &mut plan.nodes[union].inputs {
+        input.ship_strategy = "HASH".into();
+    }
+    for details in bundle.details.values_mut() {
+        if let Some(t) = details.tasks.get_mut(&id) {
+            t.checkpointed_size = 4096;
+        }
+    }
+    let e = derive(&bundle).unwrap_err();
+    assert!(e.contains("keyed two-input operator"), "{e}");
+    // Without keyed state the same edges are a union.
+    let mut plain = read_bundle(TWO_INPUTS).unwrap();
+    let plan = plain.job.plan.as_mut().unwrap();
+    for input in &mut plan.nodes[union].inputs {
+        input.ship_strategy = "HASH".into();
+    }
+    assert!(derive(&plain).is_ok());
+}
