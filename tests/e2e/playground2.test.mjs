@@ -29,6 +29,11 @@ test('step to the next checkpoint phase: button and key stop at checkpoint event
   await page.click('#reset');
   await page.click('#step-phase');
   await page.waitForSelector('#phase-stop');
+  // First the trigger that finds tasks still INITIALIZING (as in Flink), then checkpoint 1.
+  assert.match(await page.textContent('#phase-stop'), /Stopped at: trigger rejected · JobManager/);
+  const rejected = await page.getAttribute('#phase-stop', 'data-seq');
+  await page.click('#step-phase');
+  await page.waitForFunction((prev) => document.querySelector('#phase-stop')?.dataset.seq !== prev, rejected);
   assert.match(await page.textContent('#phase-stop'), /Stopped at: trigger · JobManager · checkpoint 1/);
   // The event it stopped at is highlighted in the event log.
   assert.match(await page.textContent('#event-log .log-line.cursor'), /trigger checkpoint 1/);
