@@ -11,13 +11,16 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::bundle::JobBundle;
 use super::derive_config::checkpoint_config;
-use super::rest::{JobVertexDetailsInfo, PlanNode, DEBLOATED_BUFFER_SIZE};
+use super::rest::{
+    CheckpointStatsStatus, JobVertexDetailsInfo, PlanNode, PlanNodeInput, DEBLOATED_BUFFER_SIZE,
+};
 use crate::scenario::{
     Cluster, EdgeSpec, KeyDistribution, OperatorKind, OperatorSpec, Partitioner, Scenario,
     SCENARIO_VERSION,
 };
 use crate::state::{
-    assign_key_to_parallel_operator, compute_default_max_parallelism, java_hash_i32,
+    assign_key_to_parallel_operator, assign_to_key_group, compute_default_max_parallelism,
+    java_hash_i32, HeapKeyedStateBackend, KeyGroupRange, Namespace,
 };
 use crate::types::Micros;
 
@@ -454,6 +457,86 @@ fn debloated_size(bundle: &JobBundle) -> Option<u64> {
         .min()
 }
 
+/// The first vertex downstream of `source` (through any edges) that a HASH edge reaches: where
+/// the source's keys end up.
+fn keyed_vertex<'a>(
+    source: &JobVertexDetailsInfo,
+    order: &[&'a JobVertexDetailsInfo],
+    nodes: &BTreeMap<&str, &PlanNode>,
+) -> Option<&'a JobVertexDetailsInfo> {
+    let mut reached: BTreeSet<&str> = BTreeSet::from([source.id.as_str()]);
+    for d in order {
+        let inputs = &nodes[d.id.as_str()].inputs;
+        let from_reached = |i: &&PlanNodeInput| reached.contains(i.id.as_str());
+        if inputs
+            .iter()
+            .filter(from_reached)
+            .any(|i| i.ship_strategy == "HASH")
+        {
+            return Some(d);
+        }
+        if inputs.iter().any(|i| from_reached(&i)) {
+            reached.insert(d.id.as_str());
+        }
+    }
+    None
+}
+
+/// The most keys a state size is read as: beyond it the simulation's own memory grows past what
+/// a browser tab holds comfortably.
+pub const MAX_SIZED_KEYS: u32 = 1_000_000;
+
+/// How many uniform keys make the keyed vertex's heap state as large as the newest completed
+/// checkpoint in the bundle shows it (`state_size`), with the simulator's keyed state: a
+/// `ValueState<Long>` counter per key. The engine's own snapshot layout gives each subtask's
+/// empty size (headers, key-group offsets, the timer service) and the bytes of one entry.
+/// `None` without such a checkpoint, for RocksDB (its sizes are SST files, not this layout), or
+/// when the state is no larger than the empty layout.
+fn size_keys(bundle: &JobBundle, d: &JobVertexDetailsInfo) -> Option<(u32, String)> {
+    let heap = bundle
+        .config
+        .as_ref()
+        .is_none_or(|c| c.state_backend == "HashMapStateBackend");
+    let (id, size) = bundle
+        .details
+        .values()
+        .rev()
+        .filter(|c| c.status == CheckpointStatsStatus::COMPLETED)
+        .find_map(|c| Some((c.id, c.tasks.get(&d.id)?.state_size)))
+        .filter(|&(_, size)| size > 0 && heap)?;
+    let max_p = u32::try_from(d.max_parallelism)
+        .ok()
+        .filter(|&m| m > 0)
+        .unwrap_or_else(|| compute_default_max_parallelism(d.parallelism));
+    let empty = |i: u32| {
+        let range = KeyGroupRange::for_operator_index(max_p, d.parallelism, i);
+        HeapKeyedStateBackend::for_counter(max_p, range, false).ok()
+    };
+    let mut base = 0u64;
+    for i in 0..d.parallelism {
+        base += empty(i)?.0.snapshot(1).state_size;
+    }
+    // One entry more in subtask 0: a key of its first key group.
+    let (mut one, state) = empty(0)?;
+    let range = one.key_group_range();
+    let key =
+        (0..100_000).find(|&k| range.contains(assign_to_key_group(java_hash_i32(k), max_p)))?;
+    let kg = assign_to_key_group(java_hash_i32(key), max_p);
+    one.add_int(key, kg, state, Namespace::Void, 1).ok()?;
+    let entry = one
+        .snapshot(1)
+        .state_size
+        .checked_sub(empty(0)?.0.snapshot(1).state_size)?;
+    let entries = size.checked_sub(base)? as f64 / entry.max(1) as f64;
+    let keys = (entries.round() as u64).clamp(1, u64::from(MAX_SIZED_KEYS)) as u32;
+    let capped = if entries > f64::from(MAX_SIZED_KEYS) {
+        format!(" (capped at {MAX_SIZED_KEYS})")
+    } else {
+        String::new()
+    };
+    Some((keys, format!("{keys} uniform keys{capped} make the keyed state of '{}' as large as checkpoint {id} shows it ({size} bytes: {base} bytes of headers and key-group offsets, {entry} bytes a key with a ValueState<Long> counter; a richer value would mean fewer keys)", d.name)))
+}
+
 /// A source vertex's datagen: its measured output rate and the record size downstream reads.
 fn source_kind(
     bundle: &JobBundle,
@@ -499,25 +582,26 @@ fn source_kind(
             notes.push(format!("no byte and record counts for '{}': records of the default {DEFAULT_RECORD_SIZE} bytes", v.name));
             DEFAULT_RECORD_SIZE
         });
-    let keys = downstream
-        .filter(|d| {
-            nodes[d.id.as_str()]
-                .inputs
-                .iter()
-                .any(|i| i.id == v.id && i.ship_strategy == "HASH")
-        })
-        .and_then(|d| split_keys(bundle, d))
-        .map(|(keys, measured)| {
-            notes.push(format!("'{}': keys are not in Flink's REST API; {DEFAULT_KEYS} uniform keys would split records evenly, but the keyed subtasks read {measured}: {keys} uniform keys split them so (the fewest that do, within {} points)", v.name, SPLIT_TOLERANCE_PERMILLE / 10));
-            keys
-        })
-        .unwrap_or_else(|| {
-            notes.push(format!(
-                "'{}': keys are not in Flink's REST API: {DEFAULT_KEYS} uniformly used keys",
-                v.name
-            ));
-            DEFAULT_KEYS
-        });
+    let keyed = keyed_vertex(v, order, nodes);
+    let split = keyed.and_then(|d| split_keys(bundle, d)).map(|(keys, measured)| {
+        notes.push(format!("'{}': keys are not in Flink's REST API; {DEFAULT_KEYS} uniform keys would split records evenly, but the keyed subtasks read {measured}: {keys} uniform keys split them so (the fewest that do, within {} points)", v.name, SPLIT_TOLERANCE_PERMILLE / 10));
+        keys
+    });
+    let sized = || {
+        let (keys, why) = keyed.and_then(|d| size_keys(bundle, d))?;
+        notes.push(format!(
+            "'{}': keys are not in Flink's REST API; {why}",
+            v.name
+        ));
+        Some(keys)
+    };
+    let keys = split.or_else(sized).unwrap_or_else(|| {
+        notes.push(format!(
+            "'{}': keys are not in Flink's REST API: {DEFAULT_KEYS} uniformly used keys",
+            v.name
+        ));
+        DEFAULT_KEYS
+    });
     OperatorKind::Datagen {
         rate,
         record_size,

@@ -401,6 +401,14 @@ fn a_two_input_vertex_becomes_a_union_and_simulates_as_the_job_ran() {
         .notes
         .iter()
         .any(|n| n.contains("'union' reads two inputs")));
+    // Both sources' records reach count-per-key through the union and its HASH edge; its
+    // subtasks read 1054 and 1365 records/s (the preset's 16 keys split 7 : 9): 14 keys split so.
+    for source in ["orders", "payments"] {
+        let OperatorKind::Datagen { keys, .. } = op(source).kind else {
+            panic!("{source} is not a datagen");
+        };
+        assert_eq!(keys, 14, "{source}");
+    }
     // Flink's busy time for `slow-enrich` (Thread.sleep(1 ms) a record) is 0.63 ms a record.
     let us = parse_duration(op("slow-enrich").cost_per_record.as_deref().unwrap()).unwrap();
     assert!((500..=800).contains(&us), "{us} us");
@@ -428,6 +436,24 @@ fn a_two_input_vertex_becomes_a_union_and_simulates_as_the_job_ran() {
             }),
     );
     eprintln!("two-input job derived, 60 s simulated: median end-to-end {sim_median} ms (real {real_median} ms)");
+    // The checkpointed size follows from the keys: the harness's rule, x[0.9, 1.1].
+    let history = json["checkpoints"]["history"].as_array().unwrap();
+    let newest = history.iter().find(|c| c["status"] == "COMPLETED").unwrap();
+    let sim_size = newest["checkpointed_size"].as_u64().unwrap();
+    let stats = bundle.checkpoints.as_ref().unwrap();
+    let real_size = stats
+        .latest
+        .as_ref()
+        .unwrap()
+        .completed
+        .as_ref()
+        .unwrap()
+        .checkpointed_size;
+    let ratio = sim_size as f64 / real_size as f64;
+    assert!(
+        (0.9..=1.1).contains(&ratio),
+        "size {sim_size} against {real_size}"
+    );
     // The harness's rule for durations under 200 ms: within 5 ms, or x[0.5, 2].
     let ok = (sim_median - real_median).abs() <= 5.0
         || (real_median * 0.5..=real_median * 2.0).contains(&sim_median);
@@ -469,4 +495,48 @@ fn more_than_two_inputs_and_keyed_two_input_operators_are_refused() {
         input.ship_strategy = "HASH".into();
     }
     assert!(derive(&plain).is_ok());
+}
+
+/// When the keyed subtasks read evenly, the keys come from the keyed vertex's state size: the
+/// recorded job's count-per-key holds 5092 bytes at checkpoint 7 (the preset's 16 keys).
+/// RocksDB's sizes are files, not that layout: default keys.
+#[test]
+fn evenly_read_keyed_subtasks_get_their_keys_from_the_state_size() {
+    let mut bundle = read_bundle(TWO_INPUTS).unwrap();
+    let keyed = bundle
+        .job
+        .vertices
+        .iter()
+        .find(|v| v.name.starts_with("count-per-key"))
+        .unwrap()
+        .id
+        .clone();
+    for metrics in bundle.metrics.get_mut(&keyed).unwrap().values_mut() {
+        for m in metrics
+            .iter_mut()
+            .filter(|m| m.id == "numRecordsInPerSecond")
+        {
+            m.value = "1200.0".into();
+        }
+    }
+    let keys_of = |d: &Derived| {
+        let i = d.scenario.operator_index("orders").unwrap();
+        match d.scenario.operators[i].kind {
+            OperatorKind::Datagen { keys, .. } => keys,
+            _ => panic!("orders is not a datagen"),
+        }
+    };
+    let d = derive(&bundle).unwrap();
+    // 14: the engine's empty layout is 4916 bytes where Flink's is 4884 (16 bytes more a
+    // subtask), which 13-byte keys make up for.
+    assert_eq!(keys_of(&d), 14, "{:#?}", d.notes);
+    assert!(
+        d.notes.iter().any(|n| n.contains(
+            "as large as checkpoint 7 shows it (5092 bytes: 4916 bytes of headers and key-group offsets, 13 bytes a key"
+        )),
+        "{:#?}",
+        d.notes
+    );
+    bundle.config.as_mut().unwrap().state_backend = "EmbeddedRocksDBStateBackend".into();
+    assert_eq!(keys_of(&derive(&bundle).unwrap()), DEFAULT_KEYS);
 }

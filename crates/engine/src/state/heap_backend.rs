@@ -42,7 +42,31 @@ pub fn key_serializer_of(key: &StateKey) -> SerializerKind {
     }
 }
 
+/// The value state names of the simulator's keyed operators, as the exported Java job's
+/// descriptors name them.
+pub const COUNT_STATE: &str = "count";
+pub const WINDOW_SUM_STATE: &str = "window-sum";
+
 impl HeapKeyedStateBackend {
+    /// A keyed count's or window sum's state: int keys, one `ValueState<Long>` (per window when
+    /// `windowed`) and Flink's user-timer service, which keyed process functions and windows
+    /// register. The operators and `derive`'s size estimate share it.
+    pub fn for_counter(
+        max_parallelism: u32,
+        range: KeyGroupRange,
+        windowed: bool,
+    ) -> Result<(Self, StateId), String> {
+        let mut backend = Self::new(max_parallelism, range, SerializerKind::Int)?;
+        let desc = if windowed {
+            ValueStateDescriptor::windowed_long(WINDOW_SUM_STATE)
+        } else {
+            ValueStateDescriptor::long(COUNT_STATE)
+        };
+        let state = backend.register_value_state(desc)?;
+        backend.register_timer_service("user-timers");
+        Ok((backend, state))
+    }
+
     pub fn new(
         max_parallelism: u32,
         key_group_range: KeyGroupRange,

@@ -7,9 +7,8 @@ use std::collections::BTreeMap;
 use crate::network::Record;
 use crate::scenario::{KeyDistribution, OperatorKind};
 use crate::state::{
-    HeapKeyedStateBackend, KeyGroupRange, KeyedStateSnapshot, ListElement, Namespace,
-    OperatorStateBackend, OperatorStateSnapshot, SerializerKind, StateId, StateKey,
-    ValueStateDescriptor,
+    heap_backend, HeapKeyedStateBackend, KeyGroupRange, KeyedStateSnapshot, ListElement, Namespace,
+    OperatorStateBackend, OperatorStateSnapshot, StateId, StateKey,
 };
 use crate::types::{CheckpointId, Micros};
 
@@ -140,10 +139,6 @@ impl Datagen {
     }
 }
 
-/// The value state names, as the exported Java job's descriptors name them.
-const COUNT_STATE: &str = "count";
-const WINDOW_SUM_STATE: &str = "window-sum";
-
 /// Keyed state of a keyed operator, with the id of its one value state.
 #[derive(Debug, Clone)]
 pub struct Keyed {
@@ -155,15 +150,8 @@ pub struct Keyed {
 
 impl Keyed {
     pub fn new(max_parallelism: u32, range: KeyGroupRange, windowed: bool) -> Result<Self, String> {
-        let mut backend = HeapKeyedStateBackend::new(max_parallelism, range, SerializerKind::Int)?;
-        let desc = if windowed {
-            ValueStateDescriptor::windowed_long(WINDOW_SUM_STATE)
-        } else {
-            ValueStateDescriptor::long(COUNT_STATE)
-        };
-        let state = backend.register_value_state(desc)?;
-        // Keyed process functions and windows register Flink's user-timer service.
-        backend.register_timer_service("user-timers");
+        let (backend, state) =
+            HeapKeyedStateBackend::for_counter(max_parallelism, range, windowed)?;
         Ok(Keyed {
             backend,
             state,
@@ -191,7 +179,7 @@ impl Keyed {
             let from = rocksdb.0.filter(|_| !rescaled);
             r.restored(from, rocksdb.1, counters.entries, bytes);
         }
-        self.state = [COUNT_STATE, WINDOW_SUM_STATE]
+        self.state = [heap_backend::COUNT_STATE, heap_backend::WINDOW_SUM_STATE]
             .into_iter()
             .find_map(|name| self.backend.state_id(name))
             .ok_or("restored keyed state has no value state")?;
