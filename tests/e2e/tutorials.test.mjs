@@ -69,6 +69,7 @@ const EXPECT = {
     { stop: /completed 4 in/, checkpoint: 4, highlight: false },
     { stop: /completed 4 in/, checkpoint: 4, highlight: false },
     { stop: /completed 5 in/, checkpoint: 5, highlight: false },
+    { stop: /completed 4 in/, checkpoint: 4, highlight: false },
     { stop: /completed 7 in/, checkpoint: 7, highlight: false },
   ],
 };
@@ -152,6 +153,17 @@ async function compactionChecks(page) {
   await panelShot(page, '#inspector-panel', 'state-backends-rocksdb-files');
 }
 
+// State backends, step 5: on ForSt the inspector names the backend and says the files are on
+// checkpoint storage already, referenced rather than uploaded.
+async function forstChecks(page) {
+  await page.click('#job-graph .vertex[data-vertex="1"] .subtask[data-subtask="0"]');
+  await page.waitForSelector('#insp-rocksdb');
+  const t = await page.textContent('#insp-rocksdb');
+  assert.match(t, /ForSt files \(ForStStateBackend\)/);
+  assert.match(t, /on checkpoint storage \(ForSt's primary directory\): checkpoints refer to them, never upload them/);
+  await panelShot(page, '#inspector-panel', 'state-backends-forst-files');
+}
+
 for (const id of Object.keys(EXPECT)) {
   test(`tutorial ${id}: every step stops on its condition; Back and links are exact`, async () => {
     const { page, errors } = await openPage(browser, `${site.url}#tutorial=${id}&step=1`);
@@ -164,6 +176,7 @@ for (const id of Object.keys(EXPECT)) {
       durations.push(await checkStep(page, id, k));
       if (k === 1) await screenshot(page, `tutorial-${id}-first`);
       if (id === 'state-backends' && k === 4) await compactionChecks(page);
+      if (id === 'state-backends' && k === 5) await forstChecks(page);
     }
     await screenshot(page, `tutorial-${id}-last`);
     assert.equal(await page.isDisabled('#tutorial-next'), true);

@@ -97,6 +97,9 @@ SCENARIOS = [
     Scenario("rocksdb-incremental", "rocksdb-incremental",
              note="large-state on RocksDB with incremental checkpoints: one new L0 file a "
                   "checkpoint, the compacted level re-uploaded every fourth"),
+    Scenario("forst", "forst",
+             note="rocksdb-incremental on ForSt with the async state API: the flush writes the "
+                  "SST file to checkpoint storage, and the checkpoint references it"),
     Scenario("two-input-join", "two-input-join", note="two sources, one behind a slow map"),
     Scenario("seed-2pc-kill", "seed-2pc", fail=["count-per-key#1@12s"],
              note="two-phase-commit sink; count-per-key#1 killed at 12 s"),
@@ -260,9 +263,23 @@ KNOWN_GAPS: dict[str, str] = {
     "rocksdb-full:backpressured_subtasks": "as rocksdb-incremental",
     "rocksdb-incremental:start_delay": "as its backpressured subtasks",
     "rocksdb-full:start_delay": "as rocksdb-incremental",
-    "rocksdb-incremental:end_to_end_duration": "the start delays above, on top of the sync (flush) "
-        "and async (upload) phases, which agree: Flink 348 ms, the simulator 226 ms",
-    "rocksdb-full:end_to_end_duration": "as rocksdb-incremental",
+    # Flink flushes the two keyed subtasks' memtables one after the other on its one flush
+    # thread (state/flush_thread.rs): each subtask's ack - trigger is ~150 ms when it goes first
+    # and ~280 ms when it waits, about half the time each, in Flink and in the simulator alike.
+    # The median of such a two-mode list lands in either mode by chance; end to end agrees.
+    "rocksdb-incremental:ack − trigger · count-per-key→…#0": "two modes (~150 ms when this "
+        "subtask flushes first, ~280 ms when it waits for the other's flush, about half the "
+        "time each in Flink and in the simulator): the median lands in either by chance; the "
+        "job's end to end agrees",
+    "rocksdb-incremental:ack − trigger · count-per-key→…#1": "as count-per-key#0",
+    "rocksdb-full:ack − trigger · count-per-key→…#0": "as rocksdb-incremental",
+    "rocksdb-full:ack − trigger · count-per-key→…#1": "as rocksdb-incremental",
+    "forst:ack − trigger · count-per-key→…#0": "as rocksdb-incremental",
+    "forst:ack − trigger · count-per-key→…#1": "as rocksdb-incremental",
+    "forst:busy_ratio": "as large-state for the datagen; the keyed count runs its state access "
+        "on ForSt's executor threads (async state API): Flink's task thread is 0.05 busy, the "
+        "simulator's 0.44 at its default per-record cost",
+    "forst:start_delay": "as rocksdb-incremental",
     "large-state:busy_ratio": "at 50 000 records/s a subtask Flink's datagen is 0.33-0.53 busy and "
         "the keyed count 0.02-0.24; the simulator's default per-record costs give 0.10 and 0.40 "
         "(set at the seed's 1000 records/s, where both are near 0); not calibrated",

@@ -76,6 +76,18 @@ fn scenarios() -> Vec<(String, Vec<String>)> {
         let file = fixtures.join(format!("{name}.json"));
         list.push((name.into(), vec![file.to_string_lossy().into_owned()]));
     }
+    // Every kind on ForSt: the keyed count and the window on the async state API.
+    list.push((
+        "all-kinds-forst".into(),
+        vec![
+            fixtures
+                .join("all-kinds.json")
+                .to_string_lossy()
+                .into_owned(),
+            "--set".into(),
+            "state.backend.type=forst".into(),
+        ],
+    ));
     // Chaining off, the smallest record, a kill in a source and faults on sinks.
     list.push((
         "variants".into(),

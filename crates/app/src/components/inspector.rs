@@ -159,9 +159,13 @@ fn rocksdb_files(r: &barrierlab_engine::state::RocksDbInstance) -> Html {
     let bytes: u64 = files.iter().map(|f| f.bytes).sum();
     html! {
         <section class="insp-section" id="insp-rocksdb">
-            <h3>{ "RocksDB files (EmbeddedRocksDBStateBackend)" }</h3>
-            <p>{ format!("{} SST file(s), {} · {} checkpoints", files.len(), format::bytes(bytes),
-                if r.incremental() { "incremental" } else { "full (every file uploaded)" }) }</p>
+            <h3>{ if r.is_forst() { "ForSt files (ForStStateBackend)" } else { "RocksDB files (EmbeddedRocksDBStateBackend)" } }</h3>
+            <p>{ format!("{} SST file(s), {} · {}", files.len(), format::bytes(bytes),
+                match (r.is_forst(), r.incremental()) {
+                    (true, _) => "on checkpoint storage (ForSt's primary directory): checkpoints refer to them, never upload them",
+                    (false, true) => "incremental checkpoints",
+                    (false, false) => "full checkpoints (every file uploaded)",
+                }) }</p>
             <table class="data sst-files">
                 <thead><tr><th>{ "file" }</th><th>{ "level" }</th><th>{ "entries" }</th><th>{ "size" }</th><th>{ "last completed checkpoint" }</th></tr></thead>
                 <tbody>{ for files.iter().map(|f| html! {
@@ -172,6 +176,7 @@ fn rocksdb_files(r: &barrierlab_engine::state::RocksDbInstance) -> Html {
                         <td>{ format::bytes(f.bytes) }</td>
                         <td>{ match r.held_by(f.number) {
                             Some(id) => format!("in shared/ since checkpoint {id}: referenced, not uploaded again"),
+                            None if r.is_forst() => "on checkpoint storage (the primary directory): the next checkpoint refers to it".to_string(),
                             None if r.incremental() => "not confirmed (notifyCheckpointComplete) yet: a checkpoint now uploads it".to_string(),
                             None => "uploaded again by every full checkpoint".to_string(),
                         } }</td>

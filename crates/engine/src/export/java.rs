@@ -53,6 +53,14 @@ fn comment(text: &str) -> String {
         .replace("*/", "* /")
 }
 
+/// ForSt keeps its working state on the primary storage only for operators on the async state
+/// API (`state.backend.forst.sync.enforce-local` defaults to true): keyed operators then run as
+/// `AsyncKeyedProcessOperator` and `AsyncWindowOperator`, as the simulator's ForSt assumes.
+fn async_state(scenario: &Scenario) -> bool {
+    crate::scenario::FlinkConfig::from_map(&scenario.config)
+        .is_ok_and(|c| c.state_backend == crate::scenario::StateBackendType::ForSt)
+}
+
 fn var(op: usize) -> String {
     format!("s{op}")
 }
@@ -205,6 +213,9 @@ fn operator(out: &mut String, scenario: &Scenario, p: &OpPlan) {
         OperatorKind::Filter { keep_percent } => {
             format!("{input}\n                .filter(new Operators.Filter<>({keep_percent}, {w}))")
         }
+        OperatorKind::KeyedCount if async_state(scenario) => format!(
+            "{input}\n                .enableAsyncState()\n                .process(new Operators.AsyncKeyedCount<>({w}), Records.KEYED)"
+        ),
         OperatorKind::KeyedCount => {
             format!(
                 "{input}\n                .process(new Operators.KeyedCount<>({w}), Records.KEYED)"
@@ -213,6 +224,11 @@ fn operator(out: &mut String, scenario: &Scenario, p: &OpPlan) {
         OperatorKind::KeyedWindowSum { window } => {
             let ms = parse_duration(window).unwrap_or(0) / MICROS_PER_MS;
             let _ = writeln!(out, "        Work w{} = {w};", p.op);
+            let input = if async_state(scenario) {
+                format!("{input}\n                .enableAsyncState()")
+            } else {
+                input
+            };
             format!(
                 "{input}\n                .window(TumblingProcessingTimeWindows.of(Duration.ofMillis({ms})))\n                .aggregate(new Operators.WindowAdd<>(w{op}), new Operators.WindowEmit(w{op}), Types.LONG, Records.KEYED)",
                 op = p.op

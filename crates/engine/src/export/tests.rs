@@ -173,6 +173,32 @@ fn every_kind_and_partitioner_maps_to_its_api() {
     assert!(readme.contains("`barrierlab.network-latency`"));
 }
 
+/// ForSt keeps its state on the primary storage only for the async state API, so its keyed
+/// operators are exported on it; on the other backends they stay synchronous.
+#[test]
+fn forst_exports_keyed_operators_on_the_async_state_api() {
+    let mut s = Scenario::from_json(ALL_KINDS).unwrap();
+    s.config.insert("state.backend.type".into(), "forst".into());
+    let files = export(&s);
+    let java = topology(&files);
+    assert!(
+        java.contains(
+            ".enableAsyncState()\n                .process(new Operators.AsyncKeyedCount<>("
+        ),
+        "{java}"
+    );
+    assert!(
+        java.contains(".enableAsyncState()\n                .window("),
+        "{java}"
+    );
+    assert!(file(&files, "config.yaml").contains("state.backend.type: forst"));
+    let java = topology(&export(&Scenario::from_json(ALL_KINDS).unwrap())).to_string();
+    assert!(
+        !java.contains("enableAsyncState") && !java.contains("AsyncKeyedCount"),
+        "{java}"
+    );
+}
+
 #[test]
 fn mixed_union_and_forward_fan_out() {
     let files = export(&Scenario::from_json(MIXED_UNION).unwrap());

@@ -95,9 +95,13 @@ pub(crate) fn checkpoint_config(
             set("state.backend.type", "rocksdb".into());
             true
         }
+        "ForStStateBackend" => {
+            set("state.backend.type", "forst".into());
+            true
+        }
         other => {
             notes.push(format!(
-                "state backend '{other}' is not one the simulator has (hashmap, rocksdb): left at the default, hashmap"
+                "state backend '{other}' is not one the simulator has (hashmap, rocksdb, forst): left at the default, hashmap"
             ));
             false
         }

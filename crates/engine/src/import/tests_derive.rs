@@ -539,4 +539,15 @@ fn evenly_read_keyed_subtasks_get_their_keys_from_the_state_size() {
     );
     bundle.config.as_mut().unwrap().state_backend = "EmbeddedRocksDBStateBackend".into();
     assert_eq!(keys_of(&derive(&bundle).unwrap()), DEFAULT_KEYS);
+    // ForSt's sizes are SST files too; the backend carries over.
+    bundle.config.as_mut().unwrap().state_backend = "ForStStateBackend".into();
+    let d = derive(&bundle).unwrap();
+    assert_eq!(keys_of(&d), DEFAULT_KEYS);
+    assert_eq!(
+        d.scenario
+            .config
+            .get("state.backend.type")
+            .map(String::as_str),
+        Some("forst")
+    );
 }

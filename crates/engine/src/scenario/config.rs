@@ -68,6 +68,9 @@ pub enum StateBackendType {
     HashMap,
     /// `EmbeddedRocksDBStateBackend`.
     RocksDb,
+    /// `ForStStateBackend` (Flink 2.x's disaggregated backend): RocksDB's files, but written
+    /// straight to the primary directory, by default the checkpoint directory's `shared/`.
+    ForSt,
 }
 
 impl StateBackendType {
@@ -76,6 +79,7 @@ impl StateBackendType {
         match self {
             StateBackendType::HashMap => "HashMapStateBackend",
             StateBackendType::RocksDb => "EmbeddedRocksDBStateBackend",
+            StateBackendType::ForSt => "ForStStateBackend",
         }
     }
 }
@@ -331,6 +335,7 @@ impl FlinkConfig {
             debloat: read_debloat(&mut r),
             state_backend: match r.choice("state.backend.type") {
                 Some("rocksdb") => StateBackendType::RocksDb,
+                Some("forst") => StateBackendType::ForSt,
                 _ => StateBackendType::HashMap,
             },
             max_parallelism: r.opt_u32("pipeline.max-parallelism"),

@@ -77,8 +77,8 @@ const fn key(
     }
 }
 
-/// `state.backend.type` values the engine models (Flink's shortcuts; `forst` is not modelled).
-pub const STATE_BACKENDS: &[&str] = &["hashmap", "rocksdb"];
+/// `state.backend.type` values the engine models (Flink's shortcuts).
+pub const STATE_BACKENDS: &[&str] = &["hashmap", "rocksdb", "forst"];
 
 /// `barrierlab.storage.profile` values.
 pub const STORAGE_PROFILES: &[&str] = &["local-disk", "object-store"];
@@ -148,7 +148,7 @@ pub const CONFIG_KEYS: &[ConfigKeyInfo] = &[
     key("taskmanager.memory.segment-size", "32 kb", ValueKind::MemorySize { min: 4 * KB, max: GB }, &[],
         "Size of one network buffer."),
     key("state.backend.type", "hashmap", ValueKind::Enum(STATE_BACKENDS), &["state.backend"],
-        "The keyed state backend: hashmap (state on the heap, full snapshots) or rocksdb (EmbeddedRocksDBStateBackend: memtable, SST files, incremental checkpoints with execution.checkpointing.incremental)."),
+        "The keyed state backend: hashmap (state on the heap, full snapshots), rocksdb (EmbeddedRocksDBStateBackend: memtable, SST files, incremental checkpoints with execution.checkpointing.incremental) or forst (ForStStateBackend: RocksDB's files written straight to checkpoint storage, so a checkpoint references them instead of uploading them)."),
     key("taskmanager.network.memory.buffer-debloat.enabled", "false", ValueKind::Bool, &[],
         "Buffer debloating (FLIP-183): size network buffers so that the in-flight data drains in the target time."),
     key("taskmanager.network.memory.buffer-debloat.target", "1 s", ValueKind::Duration { min: 0 }, &[],

@@ -20,6 +20,7 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("large-state", "seed-demo at 100 000 records/s of 100 bytes over 1 M keys: heap state grows to ~12 MB, and the async phase with it."),
     ("rocksdb-full", "large-state on RocksDB (state.backend.type: rocksdb): each checkpoint flushes the memtable and uploads every SST file."),
     ("rocksdb-incremental", "rocksdb-full with incremental checkpoints: one new SST file a checkpoint, the compacted level again every fourth."),
+    ("forst", "rocksdb-incremental on ForSt (state.backend.type: forst): the flush writes the SST file to checkpoint storage, so the async phase uploads nothing."),
 ];
 
 /// The preset with this name, or `None`.
@@ -54,6 +55,11 @@ pub fn preset(name: &str) -> Option<Scenario> {
         "large-state" => large_state(None),
         "rocksdb-full" => large_state(Some("false")),
         "rocksdb-incremental" => large_state(Some("true")),
+        "forst" => {
+            let mut s = large_state(Some("true"));
+            s.config.insert("state.backend.type".into(), "forst".into());
+            s
+        }
         _ => return None,
     };
     let description = PRESETS.iter().find(|(n, _)| *n == name).map(|(_, d)| *d)?;
@@ -65,7 +71,7 @@ pub fn preset(name: &str) -> Option<Scenario> {
 }
 
 /// seed-demo with state that grows: 100 000 records/s of 100 bytes over 1 M keys (the harness's
-/// `large-state`, `rocksdb-full` and `rocksdb-incremental`). `incremental`: RocksDB, with
+/// `large-state`, `rocksdb-full`, `rocksdb-incremental` and `forst`). `incremental`: RocksDB, with
 /// `execution.checkpointing.incremental` set so.
 fn large_state(incremental: Option<&str>) -> Scenario {
     let mut s = seed_demo();

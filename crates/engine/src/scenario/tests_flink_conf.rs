@@ -255,7 +255,7 @@ fn unmodelled_flink_keys_are_notes_not_errors() {
             notes[0]
         );
     }
-    // The state backend is modelled: rocksdb, also by its deprecated name; ForSt is not.
+    // The state backend is modelled: rocksdb, also by its deprecated name, and forst; others not.
     let (s, notes) = apply("state.backend: rocksdb\n").unwrap();
     assert_eq!(
         s.config.get("state.backend.type").map(String::as_str),
@@ -263,9 +263,14 @@ fn unmodelled_flink_keys_are_notes_not_errors() {
     );
     assert_eq!(notes.len(), 1, "{notes:?}");
     assert!(notes[0].message.contains("deprecated name"), "{notes:?}");
-    let e = apply("state.backend.type: forst\n").unwrap_err();
+    let (s, _) = apply("state.backend.type: forst\n").unwrap();
+    assert_eq!(
+        s.config.get("state.backend.type").map(String::as_str),
+        Some("forst")
+    );
+    let e = apply("state.backend.type: filesystem\n").unwrap_err();
     assert!(
-        e[0].contains("hashmap") && e[0].contains("rocksdb"),
+        e[0].contains("hashmap") && e[0].contains("rocksdb") && e[0].contains("forst"),
         "{e:?}"
     );
 }

@@ -146,10 +146,13 @@ pub fn deploy(scenario: &Scenario, graph: &JobGraph) -> Result<Deployment, Strin
                     (v.id << 16) | i,
                     scenario.seed,
                 )?;
-                if let (Some(k), crate::scenario::StateBackendType::RocksDb) =
-                    (op.keyed(), config.state_backend)
-                {
-                    k.rocksdb = Some(crate::state::RocksDbInstance::new(config.incremental));
+                if let Some(k) = op.keyed() {
+                    use crate::scenario::StateBackendType as B;
+                    k.rocksdb = match config.state_backend {
+                        B::HashMap => None,
+                        B::RocksDb => Some(crate::state::RocksDbInstance::new(config.incremental)),
+                        B::ForSt => Some(crate::state::RocksDbInstance::forst(config.incremental)),
+                    };
                 }
                 costs.push(spec.cost_per_record_micros()? + op.state_access_micros());
                 operators.push(op);

@@ -180,6 +180,8 @@ pub struct Simulation {
     pub tasks: Vec<StreamTask>,
     pub net: Network,
     pub taskmanager: Vec<u32>,
+    /// Each TaskManager's RocksDB/ForSt flush thread, which its subtasks' sync phases queue for.
+    pub flush_threads: Vec<crate::state::FlushThread>,
     /// The TaskManagers' shared channel-state files (unaligned checkpoints).
     pub channel_state: ChannelStateWriters,
     pub coordinator: CheckpointCoordinator,
@@ -335,6 +337,7 @@ impl Simulation {
             net: deployment.net,
             channel_state,
             taskmanager: deployment.taskmanager,
+            flush_threads: Vec::new(),
             coordinator,
             trace: Trace::default(),
             barrier_log: BarrierLog::default(),
@@ -571,8 +574,13 @@ impl Simulation {
     /// effects it reported.
     fn with_task(&mut self, task: u32, f: impl FnOnce(&mut StreamTask, &mut TaskCtx)) {
         let mut effects = std::mem::take(&mut self.effects);
+        let tm = self.taskmanager.get(task as usize).copied().unwrap_or(0) as usize;
+        if self.flush_threads.len() <= tm {
+            self.flush_threads.resize(tm + 1, Default::default());
+        }
         {
             let mut ctx = TaskCtx {
+                flush_thread: &mut self.flush_threads[tm],
                 now: self.now,
                 net: &mut self.net,
                 trace: &mut self.trace,

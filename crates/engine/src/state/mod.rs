@@ -15,10 +15,13 @@
 //! - [`meta_info`]: header sizes (`StateMetaInfoSnapshot`, serialization proxies).
 //! - [`operator_state`]: [`OperatorStateBackend`] — list state, snapshot, round-robin
 //!   redistribution.
+//! - [`flush_thread`]: [`FlushThread`] — a TaskManager's one RocksDB flush thread, which the
+//!   sync phases of its keyed subtasks queue for.
 //! - [`rocksdb`]: [`RocksDbInstance`] — the `EmbeddedRocksDBStateBackend`'s files (memtable
 //!   flushes, L0, compaction) and what a full or incremental checkpoint uploads of them.
 
 pub mod cow_state_map;
+pub mod flush_thread;
 pub mod heap_backend;
 pub mod heap_snapshot_strategy;
 pub mod key_group;
@@ -31,6 +34,7 @@ pub mod state_table;
 pub use cow_state_map::{
     CopyOnWriteStateMap, CopyOnWriteStateMapSnapshot, CowCounters, StateMapEntry,
 };
+pub use flush_thread::FlushThread;
 pub use heap_backend::{key_serializer_of, HeapKeyedStateBackend, StateId};
 pub use heap_snapshot_strategy::{KeyGroupSnapshot, KeyedStateSnapshot, SnapshotEntry};
 pub use key_group::{

@@ -14,6 +14,13 @@
 //! the simulator reads, verifies and restores; this module keeps the files and their sizes,
 //! which decide what a RocksDB checkpoint costs and weighs.
 //!
+//! ForSt (`state.backend.type: forst`, Flink 2.x's disaggregated backend) keeps the same LSM
+//! tree, but its primary directory is by default the checkpoint directory's `shared/`
+//! (`state.backend.forst.primary-dir: checkpoint-dir`): a flush writes the new L0 file to
+//! checkpoint storage during the sync phase, and the async phase references the files where
+//! they are (`ReusableDataTransferStrategy`) instead of uploading them, copying only the
+//! metadata files.
+//!
 //! Measured against Flink 2.3 (harness `rocksdb-incremental`: 100 000 records/s over 1 M keys,
 //! two subtasks): one L0 file of ~2.35 MB a checkpoint and subtask, the whole compacted level
 //! (~5 MB a subtask) uploaded again every fourth checkpoint.
@@ -97,6 +104,10 @@ pub struct RocksCheckpoint {
     pub uploaded_in: Vec<CheckpointId>,
     /// Entries the sync phase flushed from the memtable (native snapshots).
     pub flushed_entries: u64,
+    /// Bytes of the L0 file that flush wrote.
+    pub flushed_bytes: u64,
+    /// ForSt: the SST files already live on checkpoint storage; the async phase refers to them.
+    pub reuses_files: bool,
     /// Entries a canonical snapshot iterates.
     pub iterated_entries: u64,
     /// `checkpointed_size`: what this checkpoint wrote.
@@ -131,6 +142,9 @@ impl RocksCheckpoint {
         if self.kind == RocksSnapshotKind::Canonical {
             return vec![self.checkpointed_size];
         }
+        if self.reuses_files {
+            return vec![MISC_FILES_BYTES];
+        }
         let mut sizes: Vec<u64> = self
             .files
             .iter()
@@ -147,6 +161,8 @@ impl RocksCheckpoint {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RocksDbInstance {
     incremental: bool,
+    /// ForSt with its primary directory on checkpoint storage.
+    forst: bool,
     next_file: u64,
     /// `levels[0]` is L0, newest file last.
     levels: Vec<Vec<SstFile>>,
@@ -162,6 +178,7 @@ impl RocksDbInstance {
     pub fn new(incremental: bool) -> Self {
         RocksDbInstance {
             incremental,
+            forst: false,
             next_file: 1,
             levels: vec![Vec::new(), Vec::new()],
             confirmed: BTreeMap::new(),
@@ -169,8 +186,20 @@ impl RocksDbInstance {
         }
     }
 
+    /// ForSt's instance: the same files, written to checkpoint storage as they are made.
+    pub fn forst(incremental: bool) -> Self {
+        RocksDbInstance {
+            forst: true,
+            ..RocksDbInstance::new(incremental)
+        }
+    }
+
     pub fn incremental(&self) -> bool {
         self.incremental
+    }
+
+    pub fn is_forst(&self) -> bool {
+        self.forst
     }
 
     /// The SST files by level.
@@ -199,12 +228,15 @@ impl RocksDbInstance {
         f
     }
 
-    /// The memtable's `entries` (`bytes` serialized) become a new L0 file.
-    fn flush(&mut self, entries: u64, bytes: u64) {
-        if entries > 0 {
-            let f = self.new_file(0, entries, bytes, SST_PERCENT_FLUSHED);
-            self.levels[0].push(f);
+    /// The memtable's `entries` (`bytes` serialized) become a new L0 file; its size.
+    fn flush(&mut self, entries: u64, bytes: u64) -> u64 {
+        if entries == 0 {
+            return 0;
         }
+        let f = self.new_file(0, entries, bytes, SST_PERCENT_FLUSHED);
+        let size = f.bytes;
+        self.levels[0].push(f);
+        size
     }
 
     /// Background compaction until no level is over its trigger. `live_*` is the whole state:
@@ -283,7 +315,7 @@ impl RocksDbInstance {
         } else {
             RocksSnapshotKind::NativeFull
         };
-        self.flush(written.0, written.1);
+        let flushed_bytes = self.flush(written.0, written.1);
         let files: Vec<SstFile> = self.levels.iter().flatten().cloned().collect();
         let held = |f: &SstFile| match kind {
             RocksSnapshotKind::Incremental => self.confirmed.get(&f.number).copied(),
@@ -311,6 +343,8 @@ impl RocksDbInstance {
         let cp = RocksCheckpoint {
             kind,
             flushed_entries: written.0,
+            flushed_bytes,
+            reuses_files: self.forst,
             checkpointed_size: new_bytes + MISC_FILES_BYTES,
             state_size: self.live_bytes() + MISC_FILES_BYTES,
             uploaded,
@@ -352,7 +386,10 @@ impl RocksDbInstance {
         entries: u64,
         bytes: u64,
     ) {
-        *self = RocksDbInstance::new(self.incremental);
+        *self = RocksDbInstance {
+            forst: self.forst,
+            ..RocksDbInstance::new(self.incremental)
+        };
         match from.filter(|cp| cp.kind != RocksSnapshotKind::Canonical && !cp.files.is_empty()) {
             Some(cp) => {
                 for (f, by) in cp.files.iter().zip(&cp.uploaded_in) {

@@ -173,6 +173,8 @@ pub struct TaskCtx<'a> {
     pub params: &'a TaskParams,
     /// Notes for "why was this checkpoint slow?", kept outside the trace.
     pub barrier_log: &'a mut crate::network::BarrierLog,
+    /// This task's TaskManager's RocksDB flush thread.
+    pub flush_thread: &'a mut crate::state::FlushThread,
 }
 
 impl TaskCtx<'_> {

@@ -454,16 +454,18 @@ impl Operator {
         }
     }
 
-    /// Keyed snapshot of this operator, if it has keyed state.
     /// What state access adds to each record's cost beyond the heap's: RocksDB's reads and
-    /// writes through JNI.
+    /// writes through JNI. ForSt's run on its state executor's threads (the async state API),
+    /// off the task thread: Flink 2.3's keyed subtask is 0.05 busy on ForSt at 50 000
+    /// records/s, 0.72 on RocksDB (harness `forst`, `rocksdb-incremental`).
     pub fn state_access_micros(&self) -> Micros {
-        match self.keyed_ref() {
-            Some(k) if k.rocksdb.is_some() => crate::state::rocksdb::ACCESS_MICROS_PER_RECORD,
+        match self.keyed_ref().and_then(|k| k.rocksdb.as_ref()) {
+            Some(r) if !r.is_forst() => crate::state::rocksdb::ACCESS_MICROS_PER_RECORD,
             _ => 0,
         }
     }
 
+    /// Keyed snapshot of this operator, if it has keyed state.
     pub fn snapshot_keyed(&mut self, id: CheckpointId) -> Option<KeyedStateSnapshot> {
         self.keyed().map(|k| k.backend.snapshot(id))
     }

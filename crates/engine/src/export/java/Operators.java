@@ -166,6 +166,39 @@ public final class Operators {
     }
 
     /**
+     * keyed-count on the async state API (with state.backend.type: forst): the same count, read
+     * and written through state futures, so ForSt serves it from its primary directory.
+     */
+    public static final class AsyncKeyedCount<V>
+            extends KeyedProcessFunction<Integer, Tuple2<Integer, V>, Tuple2<Integer, Long>> {
+        private final Work work;
+        private transient org.apache.flink.api.common.state.v2.ValueState<Long> count;
+
+        public AsyncKeyedCount(Work work) {
+            this.work = work;
+        }
+
+        @Override
+        public void open(OpenContext context) {
+            work.open(getRuntimeContext().getTaskInfo().getIndexOfThisSubtask());
+            count = getRuntimeContext().getState(
+                    new org.apache.flink.api.common.state.v2.ValueStateDescriptor<>("count", Types.LONG));
+        }
+
+        @Override
+        public void processElement(
+                Tuple2<Integer, V> record, Context context, Collector<Tuple2<Integer, Long>> out) {
+            work.record();
+            Integer key = record.f0;
+            count.asyncValue().thenAccept(current -> {
+                long next = (current == null ? 0L : current) + 1;
+                count.asyncUpdate(next);
+                out.collect(Tuple2.of(key, next));
+            });
+        }
+    }
+
+    /**
      * keyed-window-sum, per record: adds the record's value to its window's sum (Flink keeps it in
      * the window operator's "window-contents" state). An AggregateFunction gets no runtime context,
      * so Work learns the subtask from WindowEmit.open() in the same task thread.
