@@ -123,6 +123,12 @@ pub struct FlinkConfig {
     pub unaligned_enabled: bool,
     pub aligned_checkpoint_timeout: Micros,
     pub max_subtasks_per_channel_state_file: u32,
+    /// FLIP-547: `unaligned.recover-output-on-downstream.enabled`.
+    pub recover_output_on_downstream: bool,
+    /// FLIP-547: `during-recovery.enabled`, in effect only with the option above and unaligned
+    /// checkpoints (`CheckpointingOptions.isCheckpointingDuringRecoveryEnabled`; with aligned
+    /// checkpoints Flink 2.3's trigger during recovery hangs until it expires, FLINK-40518).
+    pub checkpointing_during_recovery: bool,
     pub num_retained: u32,
     pub externalized_checkpoint_retention: ExternalizedCheckpointRetention,
     pub checkpoints_after_tasks_finish: bool,
@@ -313,6 +319,10 @@ impl FlinkConfig {
                 .micros("execution.checkpointing.aligned-checkpoint-timeout"),
             max_subtasks_per_channel_state_file: r
                 .u32("execution.checkpointing.unaligned.max-subtasks-per-channel-state-file"),
+            recover_output_on_downstream: r
+                .bool("execution.checkpointing.unaligned.recover-output-on-downstream.enabled"),
+            checkpointing_during_recovery: r
+                .bool("execution.checkpointing.during-recovery.enabled"),
             num_retained: r.u32("execution.checkpointing.num-retained"),
             externalized_checkpoint_retention: match r
                 .choice("execution.checkpointing.externalized-checkpoint-retention")

@@ -250,5 +250,21 @@ impl super::Simulation {
             .collect();
         let all: Vec<SubtaskId> = self.tasks.iter().map(|t| t.id).collect();
         self.coordinator_input(crate::coordinator::CoordinatorInput::SetPlan { sources, all });
+        // Recovered channel state is consumed while INITIALIZING, unless FLIP-547 lets the
+        // subtask run (and checkpoint) meanwhile.
+        if !self.params.task.checkpoint_during_recovery {
+            let mut recovering = Vec::new();
+            for t in &mut self.tasks {
+                if !t.recovered_input.is_empty() {
+                    t.recovering = true;
+                    recovering.push(t.id);
+                }
+            }
+            if !recovering.is_empty() {
+                let input =
+                    crate::coordinator::CoordinatorInput::TasksNotRunning { tasks: recovering };
+                self.coordinator_input(input);
+            }
+        }
     }
 }

@@ -293,6 +293,9 @@ impl Simulation {
                 }
             }
         }
+        // FLIP-547 `recover-output-on-downstream`: an upstream's output channel state goes to
+        // the consuming subtask, behind that subtask's own input channel state.
+        let mut to_downstream: Vec<(u32, u32, Vec<Record>)> = Vec::new();
         for t in &mut d.tasks {
             let v = &self.graph.vertices[t.id.vertex as usize];
             let snaps = by_vertex
@@ -364,12 +367,24 @@ impl Simulation {
                 work.channel_bytes = s.output_channel_state + s.input_channel_state;
                 for (o, sub, records) in &s.output_channel_records {
                     if let Some(route) = t.outputs.get(*o) {
-                        let bytes = records_bytes(records);
-                        d.net.partitions[route.partition as usize].restore_channel_state(
-                            *sub as usize,
-                            records.clone(),
-                            bytes,
-                        );
+                        let consumer = d
+                            .net
+                            .channels
+                            .iter()
+                            .find(|c| c.partition == route.partition && c.subpartition == *sub);
+                        match consumer {
+                            Some(c) if self.params.task.recover_output_on_downstream => {
+                                to_downstream.push((c.task, c.index, records.clone()));
+                            }
+                            _ => {
+                                let bytes = records_bytes(records);
+                                d.net.partitions[route.partition as usize].restore_channel_state(
+                                    *sub as usize,
+                                    records.clone(),
+                                    bytes,
+                                );
+                            }
+                        }
                     }
                 }
                 for (channel, records) in &s.input_channel_records {
@@ -384,6 +399,17 @@ impl Simulation {
                 }
             }
             slowest = slowest.max(work.duration(&self.params.task));
+        }
+        for (task, channel, records) in to_downstream {
+            let bytes = records_bytes(&records);
+            d.tasks[task as usize].recovered_input.push_back((
+                channel,
+                NetBuffer {
+                    records,
+                    bytes,
+                    slice: true,
+                },
+            ));
         }
         Ok(slowest)
     }

@@ -315,6 +315,10 @@ impl Simulation {
                 wait_for_final_checkpoint: c.checkpoints_after_tasks_finish
                     && c.checkpoint_interval.is_some(),
                 shared_channel_state_files: c.unaligned_enabled,
+                recover_output_on_downstream: c.recover_output_on_downstream,
+                checkpoint_during_recovery: c.recover_output_on_downstream
+                    && c.checkpointing_during_recovery
+                    && c.unaligned_enabled,
             },
         };
         let job_id = format!(
@@ -623,6 +627,10 @@ impl Simulation {
         match effect {
             TaskEffect::Wake { task, at } => self.schedule_wake(task, at),
             TaskEffect::Poke { task } => self.schedule_wake(task, now),
+            TaskEffect::RecoveredInputConsumed { task } => {
+                let tasks = vec![self.tasks[task as usize].id];
+                self.coordinator_input(CoordinatorInput::TasksRunning { tasks });
+            }
             TaskEffect::SendOnChannel { channel } => self.try_send(channel),
             TaskEffect::AnnounceBufferSize { channel, size } => {
                 let latency = self.net.channels[channel as usize].latency;

@@ -372,6 +372,14 @@ impl StreamTask {
                         .push((cur.channel, rest.to_vec()));
                 }
             }
+            // FLIP-547: recovered channel state not consumed yet is this checkpoint's channel
+            // state again (only while checkpointing during recovery can it still be queued).
+            for (channel, buffer) in &self.recovered_input {
+                snapshot.input_channel_state += u64::from(buffer.bytes);
+                snapshot
+                    .input_channel_records
+                    .push((*channel, buffer.records.clone()));
+            }
         }
         let input_complete = !unaligned || self.handler.is_none() || self.is_source();
         let barrier_timeoutable = !self.outputs.is_empty() && barrier.options.is_timeoutable();

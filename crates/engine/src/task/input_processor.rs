@@ -53,6 +53,10 @@ impl StreamTask {
                         pos: 0,
                         recovered: true,
                     });
+                } else if self.recovering {
+                    self.recovering = false;
+                    ctx.effects
+                        .push(TaskEffect::RecoveredInputConsumed { task: self.index });
                 }
             }
             if self.current.is_some() {

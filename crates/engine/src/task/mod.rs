@@ -50,6 +50,13 @@ pub struct TaskParams {
     /// Unaligned checkpoints are enabled: channel state goes into files shared by the subtasks
     /// of a TaskManager (`channel_state`), and a subtask acknowledges only once its file is done.
     pub shared_channel_state_files: bool,
+    /// FLIP-547: a restore hands the upstream's output channel state to the downstream subtask.
+    pub recover_output_on_downstream: bool,
+    /// FLIP-547: a subtask is RUNNING while it still consumes recovered channel state, and a
+    /// checkpoint stores what is left of it as input channel state again. Without it the
+    /// subtask stays INITIALIZING until that state is consumed (`StreamTask.restoreInternal`
+    /// runs the mailbox until every gate has recovered), and triggers fail meanwhile.
+    pub checkpoint_during_recovery: bool,
 }
 
 impl TaskParams {
@@ -76,6 +83,10 @@ impl TaskParams {
 /// What a task asks of the event loop.
 #[derive(Debug, Clone)]
 pub enum TaskEffect {
+    /// The task consumed the last of its recovered channel state: it switches to RUNNING.
+    RecoveredInputConsumed {
+        task: u32,
+    },
     /// Run the task again at `at` (its work ends, or a record falls due).
     Wake {
         task: u32,
