@@ -255,6 +255,7 @@ impl Simulation {
         self.net = d.net;
         self.channel_state = super::channel_state_writers(&self.graph, &d.taskmanager);
         self.taskmanager = d.taskmanager;
+        self.size_flush_threads();
         self.wake_at = vec![None; n];
         self.timer_at = vec![None; n];
         self.status = JobStatus::Running;
@@ -367,16 +368,19 @@ impl Simulation {
                 work.channel_bytes = s.output_channel_state + s.input_channel_state;
                 for (o, sub, records) in &s.output_channel_records {
                     if let Some(route) = t.outputs.get(*o) {
-                        let consumer = d
-                            .net
-                            .channels
-                            .iter()
-                            .find(|c| c.partition == route.partition && c.subpartition == *sub);
+                        let consumer = self
+                            .params
+                            .task
+                            .recover_output_on_downstream
+                            .then(|| {
+                                d.net.channels.iter().find(|c| {
+                                    c.partition == route.partition && c.subpartition == *sub
+                                })
+                            })
+                            .flatten();
                         match consumer {
-                            Some(c) if self.params.task.recover_output_on_downstream => {
-                                to_downstream.push((c.task, c.index, records.clone()));
-                            }
-                            _ => {
+                            Some(c) => to_downstream.push((c.task, c.index, records.clone())),
+                            None => {
                                 let bytes = records_bytes(records);
                                 d.net.partitions[route.partition as usize].restore_channel_state(
                                     *sub as usize,

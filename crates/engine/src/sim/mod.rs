@@ -373,6 +373,7 @@ impl Simulation {
             fold_records: true,
             over_budget_consented: false,
         };
+        sim.size_flush_threads();
         for (i, f) in sim.faults.iter().enumerate() {
             if let Some(at) = f.time() {
                 sim.queue.push(at, Event::Fault { index: i as u32 });
@@ -578,10 +579,7 @@ impl Simulation {
     /// effects it reported.
     fn with_task(&mut self, task: u32, f: impl FnOnce(&mut StreamTask, &mut TaskCtx)) {
         let mut effects = std::mem::take(&mut self.effects);
-        let tm = self.taskmanager.get(task as usize).copied().unwrap_or(0) as usize;
-        if self.flush_threads.len() <= tm {
-            self.flush_threads.resize(tm + 1, Default::default());
-        }
+        let tm = self.taskmanager[task as usize] as usize;
         {
             let mut ctx = TaskCtx {
                 flush_thread: &mut self.flush_threads[tm],
@@ -598,6 +596,15 @@ impl Simulation {
             self.apply_task_effect(effect);
         }
         self.effects = effects;
+    }
+
+    /// One flush thread per TaskManager the deployment uses (a redeploy keeps those there are:
+    /// the TaskManager processes outlive the tasks).
+    pub(crate) fn size_flush_threads(&mut self) {
+        let n = self.taskmanager.iter().max().map_or(0, |&m| m as usize + 1);
+        if self.flush_threads.len() < n {
+            self.flush_threads.resize(n, Default::default());
+        }
     }
 
     /// Uniform thread hand-off noise in `0..=thread_jitter`, from the seeded RNG.
