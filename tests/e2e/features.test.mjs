@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { inflateRawSync } from 'node:zlib';
-import { serveDist, launch, openPage, screenshot, pause, panelShot } from './harness.mjs';
+import { serveDist, launch, openPage, screenshot, pause, play, panelShot } from './harness.mjs';
 
 let site, browser;
 before(async () => { site = await serveDist(); browser = await launch(); });
@@ -391,6 +391,33 @@ test('frame time while the seed demo runs at 1x and at max speed', async () => {
   // benchmarks report, tests do not time). Only gross breakage fails: the page must keep
   // drawing, no frame taking 2 s.
   for (const r of [one, max]) assert.ok(r.frames >= 10 && r.max < 2000, `the page stopped drawing: ${JSON.stringify(r)}`);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('state TTL and list state: the editor takes a TTL, the list-state presets run and show it', async () => {
+  const { page, errors } = await open();
+  // The editor: a keyed list with its state-ttl knob; garbage gets the parser's message.
+  await page.click('#add-keyed-list');
+  const i = (await page.locator('.op-row').count()) - 1;
+  await type(page, `#op-${i}-state-ttl`, 'soon');
+  await page.waitForSelector('#editor-input-error');
+  assert.match(await page.textContent('#editor-input-error'), /state-ttl: bad value 'soon'/);
+  await type(page, `#op-${i}-state-ttl`, '5s');
+  assert.equal(await page.inputValue(`#op-${i}-state-ttl`), '5s');
+  await page.click(`#op-${i}-remove`);
+  // The RocksDB preset: the keyed list's subtask shows its files and what its state is.
+  await page.selectOption('#preset', 'list-state-rocksdb');
+  await page.selectOption('#speed', 'max');
+  await play(page);
+  await page.waitForFunction(() => Number(document.querySelector('#count-completed')?.textContent) >= 3, null, { timeout: 30000 });
+  await pause(page);
+  await page.click('#job-graph .vertex[data-vertex="1"] .subtask[data-subtask="0"]');
+  await page.waitForSelector('#insp-state-desc');
+  assert.match(await page.textContent('#insp-state-desc'),
+    /ListState<Long> "list" \(a sample shows a list's length\), state TTL 10\.00 s \(StateTtlConfig\)/);
+  assert.match(await page.textContent('#insp-rocksdb'), /RocksDB files/);
+  await panelShot(page, '#inspector-panel', 'list-state-rocksdb-inspector');
   assert.deepEqual(errors, []);
   await page.close();
 });

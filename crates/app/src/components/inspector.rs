@@ -131,6 +131,7 @@ fn operator_section(op: &Operator) -> Option<Html> {
                     .filter(|(_, n, _)| *n > 0)
                     .collect();
             let total: usize = groups.iter().map(|g| g.1).sum();
+            let describe = keyed.backend.descriptor(keyed.state).map(state_description);
             Some(html! {
                 <>
                 if let Some(r) = &keyed.rocksdb {
@@ -138,6 +139,9 @@ fn operator_section(op: &Operator) -> Option<Html> {
                 }
                 <section class="insp-section" id="insp-keyed">
                     <h3>{ format!("Keyed state (key groups {}–{})", range.start, range.end) }</h3>
+                    if let Some(d) = describe {
+                        <p id="insp-state-desc">{ d }</p>
+                    }
                     <p>{ format!("{total} entr(ies) in {} non-empty key group(s)", groups.len()) }</p>
                     <table class="data keygroups">
                         <thead><tr><th>{ "key group" }</th><th>{ "entries" }</th><th>{ "sample" }</th></tr></thead>
@@ -149,6 +153,25 @@ fn operator_section(op: &Operator) -> Option<Html> {
                 </>
             })
         }
+    }
+}
+
+/// The keyed state's descriptor in Flink's words, with its TTL and what the samples show.
+fn state_description(d: &barrierlab_engine::state::ValueStateDescriptor) -> String {
+    use barrierlab_engine::state::StateKind;
+    let kind = match d.kind {
+        StateKind::Value => format!("ValueState<Long> \"{}\"", d.name),
+        StateKind::List => format!(
+            "ListState<Long> \"{}\" (a sample shows a list's length)",
+            d.name
+        ),
+    };
+    match d.ttl_millis {
+        Some(ms) => format!(
+            "{kind}, state TTL {} (StateTtlConfig): expired entries read as absent; the heap's incremental cleanup or RocksDB's compaction filter drops them",
+            format::millis(ms)
+        ),
+        None => kind,
     }
 }
 

@@ -205,6 +205,13 @@ fn operator(out: &mut String, scenario: &Scenario, p: &OpPlan) {
         .collect();
     let input = inputs.first().cloned().unwrap_or_default();
     let out_type = p.out.unwrap_or(RecordType::Bytes);
+    // state-ttl in milliseconds (0: none), as StateTtlConfig takes it.
+    let ttl_ms = spec.state_ttl_millis().ok().flatten().unwrap_or(0);
+    let ttl = if ttl_ms > 0 {
+        format!(", {ttl_ms}L")
+    } else {
+        String::new()
+    };
     let call = match &spec.kind {
         OperatorKind::Map => format!(
             "{input}\n                .map(new Operators.PassMap<>({w}), {})",
@@ -214,13 +221,21 @@ fn operator(out: &mut String, scenario: &Scenario, p: &OpPlan) {
             format!("{input}\n                .filter(new Operators.Filter<>({keep_percent}, {w}))")
         }
         OperatorKind::KeyedCount if async_state(scenario) => format!(
-            "{input}\n                .enableAsyncState()\n                .process(new Operators.AsyncKeyedCount<>({w}), Records.KEYED)"
+            "{input}\n                .enableAsyncState()\n                .process(new Operators.AsyncKeyedCount<>({w}{ttl}), Records.KEYED)"
         ),
         OperatorKind::KeyedCount => {
             format!(
-                "{input}\n                .process(new Operators.KeyedCount<>({w}), Records.KEYED)"
+                "{input}\n                .process(new Operators.KeyedCount<>({w}{ttl}), Records.KEYED)"
             )
         }
+        OperatorKind::KeyedList if async_state(scenario) => format!(
+            "{input}\n                .enableAsyncState()\n                .process(new Operators.AsyncKeyedList<>({w}, {ttl_ms}L), {})",
+            out_type.type_info()
+        ),
+        OperatorKind::KeyedList => format!(
+            "{input}\n                .process(new Operators.KeyedList<>({w}, {ttl_ms}L), {})",
+            out_type.type_info()
+        ),
         OperatorKind::KeyedWindowSum { window } => {
             let ms = parse_duration(window).unwrap_or(0) / MICROS_PER_MS;
             let _ = writeln!(out, "        Work w{} = {w};", p.op);

@@ -135,6 +135,7 @@ impl Plan {
                 }
                 OperatorKind::Map
                 | OperatorKind::Filter { .. }
+                | OperatorKind::KeyedList
                 | OperatorKind::CheckpointAwareMap => first,
                 OperatorKind::DiscardSink
                 | OperatorKind::CollectSink

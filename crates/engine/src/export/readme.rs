@@ -14,6 +14,7 @@ fn flink_api(kind: &OperatorKind, p: &OpPlan) -> &'static str {
         OperatorKind::Map => "`map` (`Operators.PassMap`)",
         OperatorKind::Filter { .. } => "`filter` (`Operators.Filter`)",
         OperatorKind::KeyedCount => "`KeyedProcessFunction` with `ValueState<Long>` \"count\" (`Operators.KeyedCount`)",
+        OperatorKind::KeyedList => "`KeyedProcessFunction` with `ListState<Long>` \"list\" (`Operators.KeyedList`)",
         OperatorKind::KeyedWindowSum { .. } => {
             "`window(TumblingProcessingTimeWindows)` + `aggregate` (`Operators.WindowAdd`, `WindowEmit`)"
         }

@@ -72,7 +72,7 @@ pub const HOSTILE_DURATIONS: &[&str] = &[
 
 const PARTITIONERS: &[&str] = &["forward", "hash", "rebalance", "rescale", "broadcast"];
 
-const OPERATOR_TYPES: [&str; 10] = OperatorKind::TYPE_NAMES;
+const OPERATOR_TYPES: [&str; 11] = OperatorKind::TYPE_NAMES;
 
 /// One generated case: a scenario as JSON text (what a file or an editor holds) plus `--set`
 /// assignments to apply to it, in order.

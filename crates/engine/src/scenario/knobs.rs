@@ -19,6 +19,8 @@ pub const DATAGEN_KNOBS: &[&str] = &[
 ];
 pub const FILTER_KNOBS: &[&str] = &["keep-percent"];
 pub const WINDOW_KNOBS: &[&str] = &["window"];
+/// A keyed process function's (count, list).
+pub const KEYED_STATE_KNOBS: &[&str] = &["state-ttl"];
 
 /// A skewed distribution's knobs when a uniform one turns skewed: one hot key with 80 %.
 const DEFAULT_SKEW: KeyDistribution = KeyDistribution::Skewed {
@@ -33,6 +35,7 @@ impl OperatorKind {
             OperatorKind::Datagen { .. } => DATAGEN_KNOBS,
             OperatorKind::Filter { .. } => FILTER_KNOBS,
             OperatorKind::KeyedWindowSum { .. } => WINDOW_KNOBS,
+            OperatorKind::KeyedCount | OperatorKind::KeyedList => KEYED_STATE_KNOBS,
             _ => &[],
         }
     }
@@ -57,6 +60,7 @@ impl OperatorSpec {
     ///   (`uniform` or `skewed`), `hot-keys`, `hot-percent` (integers; they make a uniform
     ///   distribution skewed, starting from one hot key with 80 %).
     /// - filter: `keep-percent`; keyed-window-sum: `window` (a Flink duration).
+    /// - keyed-count, keyed-list: `state-ttl` (a Flink duration; empty, `none` or `0`: no TTL).
     pub fn set_knob(&mut self, knob: &str, value: &str) -> Result<(), String> {
         let value = value.trim();
         let bad = |expected: &str| format!("{knob}: bad value '{value}', expected {expected}");
@@ -139,6 +143,19 @@ impl OperatorSpec {
                 }
             }
             ("keep-percent", OperatorKind::Filter { keep_percent }) => *keep_percent = small()?,
+            ("state-ttl", OperatorKind::KeyedCount | OperatorKind::KeyedList) => {
+                self.state_ttl = match value {
+                    "" | "none" | "0" => None,
+                    _ => {
+                        let ttl = parse_duration(value)
+                            .map_err(|_| bad("a duration such as 10s, or none"))?;
+                        if ttl < 1_000 {
+                            return Err(bad("at least 1ms (StateTtlConfig counts milliseconds)"));
+                        }
+                        Some(value.to_string())
+                    }
+                }
+            }
             ("window", OperatorKind::KeyedWindowSum { window }) => {
                 parse_duration(value).map_err(|_| bad("a duration such as 10s"))?;
                 *window = value.to_string();

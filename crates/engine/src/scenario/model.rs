@@ -99,6 +99,10 @@ pub struct OperatorSpec {
     /// default ([`OperatorKind::default_cost_per_record`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_per_record: Option<String>,
+    /// Keyed count and keyed list: `StateTtlConfig.newBuilder(ttl)` on their state, a Flink
+    /// duration (`10s`, `1 min`). Unset: no TTL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state_ttl: Option<String>,
 }
 
 impl OperatorSpec {
@@ -110,6 +114,7 @@ impl OperatorSpec {
             parallelism: None,
             max_parallelism: None,
             cost_per_record: None,
+            state_ttl: None,
         }
     }
 
@@ -134,6 +139,14 @@ impl OperatorSpec {
             Some(text) => parse_duration(text),
             None => Ok(self.kind.default_cost_per_record()),
         }
+    }
+
+    /// `state-ttl` in milliseconds (`StateTtlConfig` counts milliseconds), if set.
+    pub fn state_ttl_millis(&self) -> Result<Option<u64>, String> {
+        self.state_ttl
+            .as_deref()
+            .map(|text| parse_duration(text).map(|micros| micros / 1_000))
+            .transpose()
     }
 
     /// The operator's name as Flink shows it in a job vertex name.
@@ -196,6 +209,9 @@ pub enum OperatorKind {
     Filter { keep_percent: u32 },
     /// Keyed `ValueState<Long>` counter per key (the seed's `count-per-key`).
     KeyedCount,
+    /// Keyed `ListState<Long>`: appends each record's value to its key's list and forwards the
+    /// record (a buffer that grows with every record, unless a state TTL bounds it).
+    KeyedList,
     /// Keyed processing-time tumbling window summing per key.
     KeyedWindowSum {
         /// Window length, a Flink duration.
@@ -262,6 +278,7 @@ enum OperatorKindRepr {
         keep_percent: u32,
     },
     KeyedCount {},
+    KeyedList {},
     KeyedWindowSum {
         window: String,
     },
@@ -291,6 +308,7 @@ impl From<OperatorKindRepr> for OperatorKind {
             OperatorKindRepr::Map {} => OperatorKind::Map,
             OperatorKindRepr::Filter { keep_percent } => OperatorKind::Filter { keep_percent },
             OperatorKindRepr::KeyedCount {} => OperatorKind::KeyedCount,
+            OperatorKindRepr::KeyedList {} => OperatorKind::KeyedList,
             OperatorKindRepr::KeyedWindowSum { window } => OperatorKind::KeyedWindowSum { window },
             OperatorKindRepr::Union {} => OperatorKind::Union,
             OperatorKindRepr::CheckpointAwareMap {} => OperatorKind::CheckpointAwareMap,
@@ -303,11 +321,12 @@ impl From<OperatorKindRepr> for OperatorKind {
 
 impl OperatorKind {
     /// Every kind's `"type"` tag, in the order the editor's palette shows them.
-    pub const TYPE_NAMES: [&'static str; 10] = [
+    pub const TYPE_NAMES: [&'static str; 11] = [
         "datagen",
         "map",
         "filter",
         "keyed-count",
+        "keyed-list",
         "keyed-window-sum",
         "union",
         "checkpoint-aware-map",
@@ -323,6 +342,7 @@ impl OperatorKind {
             OperatorKind::Map => "map",
             OperatorKind::Filter { .. } => "filter",
             OperatorKind::KeyedCount => "keyed-count",
+            OperatorKind::KeyedList => "keyed-list",
             OperatorKind::KeyedWindowSum { .. } => "keyed-window-sum",
             OperatorKind::Union => "union",
             OperatorKind::CheckpointAwareMap => "checkpoint-aware-map",
@@ -346,10 +366,18 @@ impl OperatorKind {
     }
 
     /// Keyed operators hold keyed state and so must be fed by a hash (keyBy) edge.
+    /// Keyed operators whose state can have a TTL (`state-ttl`): a keyed process function's
+    /// own state. A window's state is cleared by its window's end.
+    pub fn takes_state_ttl(&self) -> bool {
+        matches!(self, OperatorKind::KeyedCount | OperatorKind::KeyedList)
+    }
+
     pub fn is_keyed(&self) -> bool {
         matches!(
             self,
-            OperatorKind::KeyedCount | OperatorKind::KeyedWindowSum { .. }
+            OperatorKind::KeyedCount
+                | OperatorKind::KeyedList
+                | OperatorKind::KeyedWindowSum { .. }
         )
     }
 
@@ -374,7 +402,9 @@ impl OperatorKind {
             | OperatorKind::Filter { .. }
             | OperatorKind::Union
             | OperatorKind::CheckpointAwareMap => 2,
-            OperatorKind::KeyedCount | OperatorKind::KeyedWindowSum { .. } => 5,
+            OperatorKind::KeyedCount
+            | OperatorKind::KeyedList
+            | OperatorKind::KeyedWindowSum { .. } => 5,
             OperatorKind::DiscardSink => 1,
             OperatorKind::CollectSink => 2,
             OperatorKind::TwoPhaseCommitSink => 5,

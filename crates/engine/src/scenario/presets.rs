@@ -20,6 +20,10 @@ pub const PRESETS: &[(&str, &str)] = &[
     ("large-state", "seed-demo at 100 000 records/s of 100 bytes over 1 M keys: heap state grows to ~12 MB, and the async phase with it."),
     ("rocksdb-full", "large-state on RocksDB (state.backend.type: rocksdb): each checkpoint flushes the memtable and uploads every SST file."),
     ("rocksdb-incremental", "rocksdb-full with incremental checkpoints: one new SST file a checkpoint, the compacted level again every fourth."),
+    ("state-ttl", "large-state with a 5 s state TTL on count-per-key (StateTtlConfig): the heap's incremental cleanup drops every key not written for 5 s, so the state levels off at ~40 % of the keys."),
+    ("state-ttl-rocksdb", "state-ttl on RocksDB with incremental checkpoints: expired keys stay in the SST files until a compaction's TTL filter drops them, every fourth checkpoint."),
+    ("list-state", "A keyed ListState: list-per-key appends each of 20 000 records/s (100 bytes, 100 000 keys) to its key's list, with a 10 s state TTL: the lists hold the last 10 s, and the state levels off."),
+    ("list-state-rocksdb", "list-state on RocksDB with incremental checkpoints: appends are merge operands, so each checkpoint uploads only the new elements; expired ones go at compaction."),
     ("forst", "rocksdb-incremental on ForSt (state.backend.type: forst): the flush writes the SST file to checkpoint storage, so the async phase uploads nothing."),
 ];
 
@@ -55,6 +59,10 @@ pub fn preset(name: &str) -> Option<Scenario> {
         "large-state" => large_state(None),
         "rocksdb-full" => large_state(Some("false")),
         "rocksdb-incremental" => large_state(Some("true")),
+        "state-ttl" => with_ttl(large_state(None), "count-per-key", "5s"),
+        "state-ttl-rocksdb" => with_ttl(large_state(Some("true")), "count-per-key", "5s"),
+        "list-state" => list_state(None),
+        "list-state-rocksdb" => list_state(Some("true")),
         "forst" => {
             let mut s = large_state(Some("true"));
             s.config.insert("state.backend.type".into(), "forst".into());
@@ -93,6 +101,38 @@ fn large_state(incremental: Option<&str>) -> Scenario {
             "execution.checkpointing.incremental".into(),
             incremental.into(),
         );
+    }
+    s
+}
+
+fn with_ttl(mut s: Scenario, operator: &str, ttl: &str) -> Scenario {
+    if let Some(op) = s.operators.iter_mut().find(|o| o.name == operator) {
+        op.state_ttl = Some(ttl.to_string());
+    }
+    s
+}
+
+/// seed-demo with a keyed list instead of the count: 20 000 records/s of 100 bytes over
+/// 100 000 keys, appended to `list-per-key`'s `ListState<Long>` with a 10 s TTL.
+fn list_state(incremental: Option<&str>) -> Scenario {
+    let mut s = large_state(incremental);
+    if let Some(OperatorKind::Datagen { rate, keys, .. }) =
+        s.operators.get_mut(0).map(|o| &mut o.kind)
+    {
+        *rate = 20_000;
+        *keys = 100_000;
+    }
+    if let Some(op) = s.operators.get_mut(1) {
+        op.name = "list-per-key".into();
+        op.kind = OperatorKind::KeyedList;
+        op.state_ttl = Some("10s".into());
+    }
+    for e in &mut s.edges {
+        for end in [&mut e.from, &mut e.to] {
+            if end == "count-per-key" {
+                *end = "list-per-key".into();
+            }
+        }
     }
     s
 }

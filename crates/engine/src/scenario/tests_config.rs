@@ -267,7 +267,18 @@ fn apply_set_operator_knobs() {
         "{e}"
     );
     let e = apply_set(&mut s, "operator.count-per-key.rate=5").unwrap_err();
-    assert_eq!(e, "operator 'count-per-key' (keyed-count) has no knob 'rate'; its knobs are: parallelism, max-parallelism, cost-per-record");
+    assert_eq!(e, "operator 'count-per-key' (keyed-count) has no knob 'rate'; its knobs are: parallelism, max-parallelism, cost-per-record, state-ttl");
+    // state-ttl: a duration of at least 1 ms on a keyed process function, nowhere else.
+    apply_set(&mut s, "operator.count-per-key.state-ttl=10s").unwrap();
+    assert_eq!(s.operators[1].state_ttl_millis(), Ok(Some(10_000)));
+    let e = apply_set(&mut s, "operator.count-per-key.state-ttl=soon").unwrap_err();
+    assert!(e.contains("state-ttl: bad value 'soon'"), "{e}");
+    let e = apply_set(&mut s, "operator.count-per-key.state-ttl=500us").unwrap_err();
+    assert!(e.contains("at least 1ms"), "{e}");
+    apply_set(&mut s, "operator.count-per-key.state-ttl=none").unwrap();
+    assert_eq!(s.operators[1].state_ttl, None);
+    let e = apply_set(&mut s, "operator.datagen.state-ttl=10s").unwrap_err();
+    assert!(e.contains("has no knob 'state-ttl'"), "{e}");
     let e = apply_set(&mut s, "operator.datagen.rate=fast").unwrap_err();
     assert!(e.contains("operator.datagen.rate: bad value 'fast'"), "{e}");
     let e = apply_set(&mut s, "operator.datagen.distribution=zipf").unwrap_err();
@@ -558,4 +569,30 @@ fn buffer_debloating_is_off_by_default_and_reads_flink_s_keys() {
     assert_eq!((on.min_size, on.max_size), (256, 16 * 1024));
     // The starting size never exceeds the segment.
     assert_eq!(on.starting_size, 16 * 1024);
+}
+
+#[test]
+fn a_state_ttl_where_no_state_can_expire_is_refused_with_the_reason() {
+    let mut s = crate::scenario::preset("seed-demo").unwrap();
+    s.operators[2].state_ttl = Some("10s".into());
+    let errs = s.validate().unwrap_err();
+    assert!(
+        errs.iter().any(|e| e.message.contains(
+            "state-ttl applies to a keyed-count's or keyed-list's state; a checkpoint-aware-map has none"
+        )),
+        "{errs:?}"
+    );
+    s.operators[2].state_ttl = None;
+    s.operators[1].state_ttl = Some("0ms".into());
+    let errs = s.validate().unwrap_err();
+    assert!(
+        errs.iter().any(|e| e.message.contains("at least 1ms")),
+        "{errs:?}"
+    );
+    s.operators[1].state_ttl = Some("later".into());
+    let errs = s.validate().unwrap_err();
+    assert!(
+        errs.iter().any(|e| e.message.contains("bad state-ttl")),
+        "{errs:?}"
+    );
 }

@@ -423,6 +423,22 @@ fn check_knobs(op: &OperatorSpec, segment_size: u64, errs: &mut Errors) {
         ),
         Ok(_) => {}
     }
+    match op.state_ttl_millis() {
+        Ok(None) => {}
+        Ok(Some(_)) if !op.kind.takes_state_ttl() => errs.push(
+            op_subject(op),
+            format!(
+                "state-ttl applies to a keyed-count's or keyed-list's state; a {} has none it could expire",
+                op.kind.type_name()
+            ),
+        ),
+        Ok(Some(0)) => errs.push(
+            op_subject(op),
+            "state-ttl must be at least 1ms (StateTtlConfig counts milliseconds)",
+        ),
+        Ok(Some(_)) => {}
+        Err(m) => errs.push(op_subject(op), format!("bad state-ttl: {m}")),
+    }
     match &op.kind {
         OperatorKind::Datagen {
             rate,

@@ -145,7 +145,8 @@ pub fn deploy(scenario: &Scenario, graph: &JobGraph) -> Result<Deployment, Strin
                     // Stable across restarts and rescaling of other operators.
                     (v.id << 16) | i,
                     scenario.seed,
-                )?;
+                )?
+                .with_state_ttl(spec.state_ttl_millis()?)?;
                 if let Some(k) = op.keyed() {
                     use crate::scenario::StateBackendType as B;
                     k.rocksdb = match config.state_backend {

@@ -406,7 +406,15 @@ impl Simulation {
         let offsets = self.cut_offsets(None);
         let mut out = Vec::new();
         for (op, spec) in self.scenario.operators.iter().enumerate() {
-            if spec.kind != OperatorKind::KeyedCount {
+            // A list's length is the records appended to it, as a count is.
+            if !matches!(
+                spec.kind,
+                OperatorKind::KeyedCount | OperatorKind::KeyedList
+            ) {
+                continue;
+            }
+            if spec.state_ttl.is_some() {
+                unverifiable.push(format!("{}: its state TTL drops what expired", spec.name));
                 continue;
             }
             let Some(expected) = self.expected_count(op, &offsets) else {

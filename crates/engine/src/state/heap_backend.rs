@@ -13,8 +13,21 @@ use super::cow_state_map::{CopyOnWriteStateMap, CowCounters};
 use super::heap_snapshot_strategy::{layout, KeyGroupSnapshot, KeyedStateSnapshot, SnapshotEntry};
 use super::key_group::{check_parallelism, KeyGroupRange, StateKey};
 use super::meta_info::SerializerKind;
-use super::state_table::{Namespace, StateTable, ValueStateDescriptor};
+use super::state_table::{Namespace, StateKind, StateTable, ValueStateDescriptor};
 use crate::types::CheckpointId;
+
+/// A RocksDB memtable as the next flush finds it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Memtable {
+    /// Memtable entries the flush goes through: a value's latest update per key (earlier ones
+    /// count once: the flush's cost was measured per key written), each append to a list (a
+    /// merge operand of its own).
+    pub entries: u64,
+    /// Keys (and namespaces) written: the L0 file's entries, a list's operands merged.
+    pub keys: u64,
+    /// The L0 file's bytes, before RocksDB's block encoding (see `rocksdb::SST_PERCENT_FLUSHED`).
+    pub bytes: u64,
+}
 
 /// Handle of a registered value state: its index, which is also its id in the snapshot stream.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -46,6 +59,7 @@ pub fn key_serializer_of(key: &StateKey) -> SerializerKind {
 /// descriptors name them.
 pub const COUNT_STATE: &str = "count";
 pub const WINDOW_SUM_STATE: &str = "window-sum";
+pub const LIST_STATE: &str = "list";
 
 impl HeapKeyedStateBackend {
     /// A keyed count's or window sum's state: int keys, one `ValueState<Long>` (per window when
@@ -56,12 +70,22 @@ impl HeapKeyedStateBackend {
         range: KeyGroupRange,
         windowed: bool,
     ) -> Result<(Self, StateId), String> {
-        let mut backend = Self::new(max_parallelism, range, SerializerKind::Int)?;
         let desc = if windowed {
             ValueStateDescriptor::windowed_long(WINDOW_SUM_STATE)
         } else {
             ValueStateDescriptor::long(COUNT_STATE)
         };
+        Self::for_state(max_parallelism, range, desc)
+    }
+
+    /// A keyed process function's state: int keys, the one state `desc` registers and the
+    /// user-timer service.
+    pub fn for_state(
+        max_parallelism: u32,
+        range: KeyGroupRange,
+        desc: ValueStateDescriptor,
+    ) -> Result<(Self, StateId), String> {
+        let mut backend = Self::new(max_parallelism, range, SerializerKind::Int)?;
         let state = backend.register_value_state(desc)?;
         backend.register_timer_service("user-timers");
         Ok((backend, state))
@@ -133,6 +157,27 @@ impl HeapKeyedStateBackend {
         if !self.timer_services.iter().any(|s| s == name) {
             self.timer_services.push(name.to_string());
         }
+    }
+
+    /// The descriptor `state` was registered with.
+    pub fn descriptor(&self, state: StateId) -> Option<&ValueStateDescriptor> {
+        self.tables.get(state.0).map(|t| &t.descriptor)
+    }
+
+    /// Entries and their bytes as RocksDB stores them now (no header): what a compaction's
+    /// output holds.
+    pub fn live_totals(&self) -> (u64, u64) {
+        let mut entries = 0;
+        let mut bytes = 0;
+        for table in &self.tables {
+            for kg in self.key_group_range.iter() {
+                for (key, namespace, value) in table.map(kg).into_iter().flat_map(|m| m.iter()) {
+                    entries += 1;
+                    bytes += table.sst_entry_bytes(key, namespace, *value);
+                }
+            }
+        }
+        (entries, bytes)
     }
 
     pub fn state_id(&self, name: &str) -> Option<StateId> {
@@ -309,21 +354,93 @@ impl HeapKeyedStateBackend {
             .flat_map(|m| m.iter().map(|(k, n, v)| (k, n, *v)))
     }
 
-    /// Entries written since the last snapshot, and their serialized bytes: the RocksDB
-    /// backend's memtable at the next checkpoint's flush.
-    pub fn written_since_snapshot(&self) -> (u64, u64) {
-        let mut entries = 0;
-        let mut bytes = 0;
+    /// What was written since the last snapshot: the RocksDB backend's memtable at the next
+    /// checkpoint's flush, and the L0 file that flush makes.
+    pub fn written_since_snapshot(&self) -> Memtable {
+        let mut m = Memtable::default();
         for table in &self.tables {
+            let list = table.descriptor.kind == StateKind::List;
             for kg in self.key_group_range.iter() {
                 let Some(map) = table.map(kg) else { continue };
                 for (key, namespace) in map.written_since_snapshot() {
-                    entries += 1;
-                    bytes += table.entry_bytes(key, namespace);
+                    m.keys += 1;
+                    // A list's appends are merge operands, counted below: its new elements
+                    // only, merged under their key by the flush.
+                    m.entries += u64::from(!list);
+                    m.bytes += if list {
+                        table.sst_entry_bytes(key, namespace, 0)
+                    } else {
+                        let value = map.get(key, namespace).copied().unwrap_or(0);
+                        table.sst_entry_bytes(key, namespace, value)
+                    };
                 }
             }
+            if list {
+                // Each appended element, with its TTL timestamp as the files weigh it.
+                let one = table.sst_entry_bytes(&StateKey::Int(0), &Namespace::Void, 1)
+                    - table.sst_entry_bytes(&StateKey::Int(0), &Namespace::Void, 0);
+                m.bytes += table.appended_since_snapshot() * one;
+                m.entries += table.appended_since_snapshot();
+            }
         }
-        (entries, bytes)
+        m
+    }
+
+    /// `value += delta` for an `int` key of a value state with TTL, at `now_millis`
+    /// (processing time): see [`super::ttl`]. Sets the current key as [`Self::add_int`] does.
+    pub fn add_int_ttl(
+        &mut self,
+        key: i32,
+        kg: u32,
+        state: StateId,
+        namespace: Namespace,
+        delta: i64,
+        now_millis: i64,
+    ) -> Result<i64, String> {
+        let key = StateKey::Int(key);
+        self.key_group_of(&key)?;
+        self.current_key = Some((key.clone(), kg));
+        self.table_mut(state)?
+            .ttl_add(kg, key, namespace, delta, now_millis)
+    }
+
+    /// `ListState.add` for an `int` key at `now_millis`; returns the list's length.
+    pub fn list_append_int(
+        &mut self,
+        key: i32,
+        kg: u32,
+        state: StateId,
+        namespace: Namespace,
+        now_millis: i64,
+    ) -> Result<i64, String> {
+        let key = StateKey::Int(key);
+        self.key_group_of(&key)?;
+        self.current_key = Some((key.clone(), kg));
+        self.table_mut(state)?
+            .list_append(kg, key, namespace, now_millis)
+    }
+
+    /// The heap's incremental TTL cleanup after `accesses` state accesses (`value()` and
+    /// `update()` are two).
+    pub fn ttl_accessed(&mut self, state: StateId, accesses: u32, now_millis: i64) {
+        if let Some(table) = self.tables.get_mut(state.0) {
+            for _ in 0..accesses {
+                table.incremental_cleanup(now_millis);
+            }
+        }
+    }
+
+    /// RocksDB's TTL compaction filter: expired entries and list elements dropped.
+    pub fn purge_expired(&mut self, now_millis: i64) {
+        for table in &mut self.tables {
+            table.purge_expired(now_millis);
+        }
+    }
+
+    fn table_mut(&mut self, state: StateId) -> Result<&mut StateTable, String> {
+        self.tables
+            .get_mut(state.0)
+            .ok_or_else(|| format!("unknown state {state:?}"))
     }
 
     /// Totals over all tables, for a UI.
@@ -361,6 +478,7 @@ impl HeapKeyedStateBackend {
                         key: key.clone(),
                         namespace: namespace.clone(),
                         value: *value,
+                        stamps: table.ttl_stamps(key, namespace).to_vec(),
                     });
                 }
             }
@@ -379,7 +497,7 @@ impl HeapKeyedStateBackend {
                 per_kg.get(&kg).map_or(0, |states| {
                     states[s]
                         .iter()
-                        .map(|e| tables[s].entry_bytes(&e.key, &e.namespace))
+                        .map(|e| tables[s].entry_bytes(&e.key, &e.namespace, e.value))
                         .sum()
                 })
             },
@@ -452,11 +570,13 @@ impl HeapKeyedStateBackend {
                     let id = ids
                         .get(s)
                         .ok_or("key group lists more states than the snapshot declares")?;
-                    let map = backend.tables[id.0]
-                        .map_mut(kg.key_group)
-                        .ok_or("key group outside range")?;
+                    let table = &mut backend.tables[id.0];
                     for e in entries {
-                        map.put(e.key.clone(), e.namespace.clone(), e.value);
+                        table.restore_stamps(kg.key_group, &e.key, &e.namespace, &e.stamps);
+                        table
+                            .map_mut(kg.key_group)
+                            .ok_or("key group outside range")?
+                            .put(e.key.clone(), e.namespace.clone(), e.value);
                     }
                 }
             }

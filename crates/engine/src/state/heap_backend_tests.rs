@@ -211,3 +211,116 @@ fn seed_checkpoint_size() {
     // 5668 bytes: Flink's log reports bytes, and 5668 / 1000 rounds to the seed's "5.7 KB".
     assert_eq!(with_timers + sources, 5668);
 }
+
+fn ttl_backend(desc: ValueStateDescriptor) -> (HeapKeyedStateBackend, StateId) {
+    HeapKeyedStateBackend::for_state(MAX_P, KeyGroupRange::new(0, MAX_P - 1), desc).unwrap()
+}
+
+fn kg(key: i32) -> u32 {
+    StateKey::Int(key).key_group(MAX_P)
+}
+
+#[test]
+fn an_expired_value_reads_as_absent_and_the_write_stamps_it() {
+    let (mut b, id) = ttl_backend(ValueStateDescriptor::long("count").with_ttl(Some(100)));
+    let add = |b: &mut HeapKeyedStateBackend, at: i64| {
+        b.add_int_ttl(7, kg(7), id, Namespace::Void, 1, at).unwrap()
+    };
+    assert_eq!(add(&mut b, 0), 1);
+    assert_eq!(add(&mut b, 99), 2, "not expired before ts + ttl");
+    // Written at 99: expires at 199 (`TtlUtils.expired`: expiration <= now).
+    assert_eq!(add(&mut b, 198), 3);
+    assert_eq!(add(&mut b, 298), 1, "expired at 298: starts over");
+}
+
+#[test]
+fn incremental_cleanup_visits_five_entries_per_access() {
+    let (mut b, id) = ttl_backend(ValueStateDescriptor::long("count").with_ttl(Some(100)));
+    for key in 0..50 {
+        b.add_int_ttl(key, kg(key), id, Namespace::Void, 1, 0)
+            .unwrap();
+    }
+    assert_eq!(b.counters().entries, 50);
+    // Before expiry a visit drops nothing.
+    b.ttl_accessed(id, 10, 50);
+    assert_eq!(b.counters().entries, 50);
+    // After it, each access drops the next five.
+    b.ttl_accessed(id, 1, 100);
+    assert_eq!(b.counters().entries, 45);
+    b.ttl_accessed(id, 3, 100);
+    assert_eq!(b.counters().entries, 30);
+    b.ttl_accessed(id, 100, 100);
+    assert_eq!(b.counters().entries, 0);
+}
+
+#[test]
+fn list_state_sizes_follow_the_list_serializer() {
+    for (ttl, element) in [(None, 8u64), (Some(1_000), 16)] {
+        let (mut b, id) = ttl_backend(ValueStateDescriptor::list_of_long("list").with_ttl(ttl));
+        for at in 0..3 {
+            assert_eq!(
+                b.list_append_int(5, kg(5), id, Namespace::Void, at)
+                    .unwrap(),
+                at + 1
+            );
+        }
+        b.list_append_int(6, kg(6), id, Namespace::Void, 3).unwrap();
+        let empty = {
+            let (mut e, _) = ttl_backend(ValueStateDescriptor::list_of_long("list").with_ttl(ttl));
+            e.snapshot(1).state_size
+        };
+        let snap = b.snapshot(1);
+        // Each entry: void 1 + int key 4 + list length 4 + its elements.
+        assert_eq!(
+            snap.state_size - empty,
+            2 * (1 + 4 + 4) + 4 * element,
+            "ttl {ttl:?}"
+        );
+        let stamps: Vec<Vec<i64>> = snap
+            .entries(0, kg(5))
+            .iter()
+            .map(|e| e.stamps.clone())
+            .collect();
+        let expected: Vec<Vec<i64>> = if ttl.is_some() {
+            vec![vec![0, 1, 2]]
+        } else {
+            vec![vec![]]
+        };
+        assert_eq!(stamps, expected);
+        // RocksDB's memtable since this snapshot: the appends only (merge operands).
+        b.list_append_int(5, kg(5), id, Namespace::Void, 4).unwrap();
+        let in_sst = element
+            - if ttl.is_some() {
+                8 - crate::state::rocksdb::TTL_TIMESTAMP_SST_BYTES
+            } else {
+                0
+            };
+        let m = b.written_since_snapshot();
+        assert_eq!((m.entries, m.keys, m.bytes), (1, 1, 1 + 4 + 4 + in_sst));
+        b.list_append_int(5, kg(5), id, Namespace::Void, 5).unwrap();
+        let m = b.written_since_snapshot();
+        assert_eq!((m.entries, m.keys), (2, 1), "two merge operands of one key");
+    }
+}
+
+#[test]
+fn a_lists_expired_elements_go_with_cleanup_and_survive_restore_until_then() {
+    let desc = ValueStateDescriptor::list_of_long("list").with_ttl(Some(100));
+    let (mut b, id) = ttl_backend(desc);
+    for at in [0, 50, 120] {
+        b.list_append_int(3, kg(3), id, Namespace::Void, at)
+            .unwrap();
+    }
+    let snap = b.snapshot(1);
+    let mut restored =
+        HeapKeyedStateBackend::restore(MAX_P, KeyGroupRange::new(0, MAX_P - 1), &[snap]).unwrap();
+    let rid = restored.state_id("list").unwrap();
+    assert_eq!(restored.descriptor(rid).unwrap().ttl_millis, Some(100));
+    // The compaction filter at 160: the element of 0 and of 50 (expired at 150) are gone.
+    restored.purge_expired(160);
+    restored.set_current_key(StateKey::Int(3)).unwrap();
+    assert_eq!(restored.value(rid, &Namespace::Void), Ok(Some(1)));
+    // The heap's cleanup at 220 drops the last one and the entry with it.
+    restored.ttl_accessed(rid, 1, 220);
+    assert_eq!(restored.counters().entries, 0);
+}

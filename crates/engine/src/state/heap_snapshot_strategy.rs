@@ -33,7 +33,11 @@ const STATE_SECTION_BYTES: u64 = 2 + 4;
 pub struct SnapshotEntry {
     pub key: StateKey,
     pub namespace: Namespace,
+    /// The value, or a list's length.
     pub value: i64,
+    /// With TTL: the `TtlValue` timestamps (one for a value, one per list element).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stamps: Vec<i64>,
 }
 
 /// The entries of one key group, per value state (indexed like `KeyedStateSnapshot::value_states`).
@@ -69,6 +73,15 @@ impl KeyedStateSnapshot {
             .iter()
             .flat_map(|kg| kg.states.iter())
             .map(Vec::len)
+            .sum()
+    }
+
+    /// `TtlValue`s the snapshot holds: a value's one, or each element of a list with TTL.
+    pub fn ttl_values(&self) -> u64 {
+        self.key_groups
+            .iter()
+            .flat_map(|kg| kg.states.iter().flatten())
+            .map(|e| e.stamps.len() as u64)
             .sum()
     }
 

@@ -30,6 +30,12 @@ pub enum SerializerKind {
     BytePrimitiveArray,
     /// `TimerSerializer` over a key and a namespace serializer (heap timers' element type).
     Timer,
+    /// `TtlSerializer` over `Long`: a `TtlValue<Long>` (timestamp, value).
+    TtlLong,
+    /// `ListSerializer<Long>`.
+    ListOfLong,
+    /// `ListSerializer<TtlValue<Long>>`: a list state with TTL.
+    ListOfTtlLong,
 }
 
 impl SerializerKind {
@@ -55,6 +61,12 @@ impl SerializerKind {
                 "org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer$BytePrimitiveArraySerializerSnapshot"
             }
             SerializerKind::Timer => "org.apache.flink.streaming.api.operators.TimerSerializerSnapshot",
+            SerializerKind::TtlLong => {
+                "org.apache.flink.runtime.state.ttl.TtlStateFactory$TtlSerializerSnapshot"
+            }
+            SerializerKind::ListOfLong | SerializerKind::ListOfTtlLong => {
+                "org.apache.flink.api.common.typeutils.base.ListSerializerSnapshot"
+            }
         }
     }
 
@@ -62,13 +74,21 @@ impl SerializerKind {
     /// Simple snapshots have an empty body; the timer one is a `CompositeTypeSerializerSnapshot`
     /// (magic + outer version, then nested snapshots: magic + version + count + each nested one).
     pub fn versioned_snapshot_len(self, timer_key: SerializerKind) -> u64 {
+        // A `CompositeTypeSerializerSnapshot`: magic + outer version, then the nested
+        // snapshots (magic + version + count + each).
+        let composite = |nested: &[SerializerKind]| -> u64 {
+            4 + 4
+                + (4 + 4 + 4)
+                + nested
+                    .iter()
+                    .map(|s| s.versioned_snapshot_len(timer_key))
+                    .sum::<u64>()
+        };
         let body = match self {
-            SerializerKind::Timer => {
-                4 + 4
-                    + (4 + 4 + 4)
-                    + timer_key.versioned_snapshot_len(timer_key)
-                    + SerializerKind::VoidNamespace.versioned_snapshot_len(timer_key)
-            }
+            SerializerKind::Timer => composite(&[timer_key, SerializerKind::VoidNamespace]),
+            SerializerKind::TtlLong => composite(&[SerializerKind::Long, SerializerKind::Long]),
+            SerializerKind::ListOfLong => composite(&[SerializerKind::Long]),
+            SerializerKind::ListOfTtlLong => composite(&[SerializerKind::TtlLong]),
             _ => 0,
         };
         utf_len(self.snapshot_class()) + 4 + body

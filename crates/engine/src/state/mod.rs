@@ -15,6 +15,8 @@
 //! - [`meta_info`]: header sizes (`StateMetaInfoSnapshot`, serialization proxies).
 //! - [`operator_state`]: [`OperatorStateBackend`] — list state, snapshot, round-robin
 //!   redistribution.
+//! - [`ttl`]: state time-to-live — expiry, the heap's incremental cleanup, RocksDB's
+//!   compaction filter.
 //! - [`flush_thread`]: [`FlushThread`] — a TaskManager's one RocksDB flush thread, which the
 //!   sync phases of its keyed subtasks queue for.
 //! - [`rocksdb`]: [`RocksDbInstance`] — the `EmbeddedRocksDBStateBackend`'s files (memtable
@@ -30,12 +32,13 @@ pub mod meta_info;
 pub mod operator_state;
 pub mod rocksdb;
 pub mod state_table;
+pub mod ttl;
 
 pub use cow_state_map::{
     CopyOnWriteStateMap, CopyOnWriteStateMapSnapshot, CowCounters, StateMapEntry,
 };
 pub use flush_thread::FlushThread;
-pub use heap_backend::{key_serializer_of, HeapKeyedStateBackend, StateId};
+pub use heap_backend::{key_serializer_of, HeapKeyedStateBackend, Memtable, StateId};
 pub use heap_snapshot_strategy::{KeyGroupSnapshot, KeyedStateSnapshot, SnapshotEntry};
 pub use key_group::{
     assign_key_to_parallel_operator, assign_to_key_group, check_parallelism,
@@ -49,4 +52,4 @@ pub use operator_state::{
     OperatorStateSnapshot,
 };
 pub use rocksdb::{RocksCheckpoint, RocksDbInstance, SstFile};
-pub use state_table::{Namespace, StateTable, ValueStateDescriptor};
+pub use state_table::{Namespace, StateKind, StateTable, ValueStateDescriptor};

@@ -146,6 +146,8 @@ pub struct Keyed {
     pub state: StateId,
     /// With `state.backend.type: rocksdb`: the instance's files. The entries stay in `backend`.
     pub rocksdb: Option<crate::state::RocksDbInstance>,
+    /// The state's TTL (`state-ttl`), if any.
+    pub ttl_millis: Option<u64>,
 }
 
 impl Keyed {
@@ -156,7 +158,59 @@ impl Keyed {
             backend,
             state,
             rocksdb: None,
+            ttl_millis: None,
         })
+    }
+
+    /// A keyed process function's state registered by `desc` (a list, a TTL).
+    pub fn with_state(
+        max_parallelism: u32,
+        range: KeyGroupRange,
+        desc: crate::state::ValueStateDescriptor,
+    ) -> Result<Self, String> {
+        let ttl_millis = desc.ttl_millis;
+        let (backend, state) = HeapKeyedStateBackend::for_state(max_parallelism, range, desc)?;
+        Ok(Keyed {
+            backend,
+            state,
+            rocksdb: None,
+            ttl_millis,
+        })
+    }
+
+    /// The heap's incremental TTL cleanup runs on state access; RocksDB's TTL cleanup is its
+    /// compaction filter.
+    fn cleanup_on_access(&mut self, accesses: u32, now_millis: i64) {
+        if self.rocksdb.is_none() {
+            self.backend.ttl_accessed(self.state, accesses, now_millis);
+        }
+    }
+
+    /// The keyed count's `value()` then `update(value + 1)` at processing time `now`.
+    pub fn count(&mut self, rec: &Record, now: Micros) -> Result<i64, String> {
+        if self.ttl_millis.is_none() {
+            return self.add(rec, Namespace::Void, 1);
+        }
+        let now_millis = (now / 1_000) as i64;
+        let kg = rec.key_group(self.backend.max_parallelism());
+        let count =
+            self.backend
+                .add_int_ttl(rec.key, kg, self.state, Namespace::Void, 1, now_millis)?;
+        self.cleanup_on_access(2, now_millis);
+        Ok(count)
+    }
+
+    /// `ListState.add(value)` at processing time `now`; the list's length.
+    pub fn append(&mut self, rec: &Record, now: Micros) -> Result<i64, String> {
+        let now_millis = (now / 1_000) as i64;
+        let kg = rec.key_group(self.backend.max_parallelism());
+        let len =
+            self.backend
+                .list_append_int(rec.key, kg, self.state, Namespace::Void, now_millis)?;
+        if self.ttl_millis.is_some() {
+            self.cleanup_on_access(1, now_millis);
+        }
+        Ok(len)
     }
 
     /// Replaces the state with the key groups of `range` from `snapshots` (of the operator's
@@ -179,10 +233,14 @@ impl Keyed {
             let from = rocksdb.0.filter(|_| !rescaled);
             r.restored(from, rocksdb.1, counters.entries, bytes);
         }
-        self.state = [heap_backend::COUNT_STATE, heap_backend::WINDOW_SUM_STATE]
-            .into_iter()
-            .find_map(|name| self.backend.state_id(name))
-            .ok_or("restored keyed state has no value state")?;
+        self.state = [
+            heap_backend::COUNT_STATE,
+            heap_backend::WINDOW_SUM_STATE,
+            heap_backend::LIST_STATE,
+        ]
+        .into_iter()
+        .find_map(|name| self.backend.state_id(name))
+        .ok_or("restored keyed state has no value state")?;
         Ok(())
     }
 
@@ -216,6 +274,7 @@ pub enum Operator {
         keep_percent: u32,
     },
     KeyedCount(Box<Keyed>),
+    KeyedList(Box<Keyed>),
     KeyedWindowSum {
         keyed: Box<Keyed>,
         window: Micros,
@@ -289,6 +348,11 @@ impl Operator {
             OperatorKind::KeyedCount => {
                 Operator::KeyedCount(Box::new(Keyed::new(max_parallelism, range, false)?))
             }
+            OperatorKind::KeyedList => Operator::KeyedList(Box::new(Keyed::with_state(
+                max_parallelism,
+                range,
+                crate::state::ValueStateDescriptor::list_of_long(heap_backend::LIST_STATE),
+            )?)),
             OperatorKind::KeyedWindowSum { window } => Operator::KeyedWindowSum {
                 keyed: Box::new(Keyed::new(max_parallelism, range, true)?),
                 window: crate::types::parse_duration(window)?.max(1),
@@ -324,12 +388,16 @@ impl Operator {
                 }
             }
             Operator::KeyedCount(k) => {
-                let count = k.add(&rec, Namespace::Void, 1)?;
+                let count = k.count(&rec, now)?;
                 out.push(Record {
                     value: count,
                     bytes: KEYED_OUTPUT_BYTES,
                     ..rec
                 });
+            }
+            Operator::KeyedList(k) => {
+                k.append(&rec, now)?;
+                out.push(rec);
             }
             Operator::KeyedWindowSum {
                 keyed,
@@ -380,7 +448,7 @@ impl Operator {
             Operator::KeyedCount(k) => {
                 out.reserve(input.len());
                 for rec in input {
-                    match k.add(rec, Namespace::Void, 1) {
+                    match k.count(rec, now) {
                         Ok(count) => out.push(Record {
                             value: count,
                             bytes: KEYED_OUTPUT_BYTES,
@@ -438,9 +506,33 @@ impl Operator {
         }
     }
 
+    /// The operator with `StateTtlConfig.newBuilder(ttl)` on its keyed process function's
+    /// state (built before it holds any state).
+    pub fn with_state_ttl(self, ttl_millis: Option<u64>) -> Result<Operator, String> {
+        let ttl = |k: Box<Keyed>| -> Result<Box<Keyed>, String> {
+            let desc = k
+                .backend
+                .descriptor(k.state)
+                .ok_or("keyed state not registered")?
+                .clone()
+                .with_ttl(ttl_millis);
+            Ok(Box::new(Keyed::with_state(
+                k.backend.max_parallelism(),
+                k.backend.key_group_range(),
+                desc,
+            )?))
+        };
+        Ok(match self {
+            _ if ttl_millis.is_none() => self,
+            Operator::KeyedCount(k) => Operator::KeyedCount(ttl(k)?),
+            Operator::KeyedList(k) => Operator::KeyedList(ttl(k)?),
+            other => other,
+        })
+    }
+
     pub fn keyed(&mut self) -> Option<&mut Keyed> {
         match self {
-            Operator::KeyedCount(k) => Some(k),
+            Operator::KeyedCount(k) | Operator::KeyedList(k) => Some(k),
             Operator::KeyedWindowSum { keyed, .. } => Some(keyed),
             _ => None,
         }
@@ -448,7 +540,7 @@ impl Operator {
 
     pub fn keyed_ref(&self) -> Option<&Keyed> {
         match self {
-            Operator::KeyedCount(k) => Some(k),
+            Operator::KeyedCount(k) | Operator::KeyedList(k) => Some(k),
             Operator::KeyedWindowSum { keyed, .. } => Some(keyed),
             _ => None,
         }
@@ -458,9 +550,13 @@ impl Operator {
     /// writes through JNI. ForSt's run on its state executor's threads (the async state API),
     /// off the task thread: Flink 2.3's keyed subtask is 0.05 busy on ForSt at 50 000
     /// records/s, 0.72 on RocksDB (harness `forst`, `rocksdb-incremental`).
+    /// A keyed list's `add` on RocksDB is a merge: one write into the memtable, no read. Flink
+    /// 2.3's keyed list is as idle on RocksDB as on the heap at 10 000 records/s a subtask
+    /// (busy 0.00-0.06, harness `list-state-rocksdb` and `list-state`), so it adds nothing.
     pub fn state_access_micros(&self) -> Micros {
-        match self.keyed_ref().and_then(|k| k.rocksdb.as_ref()) {
-            Some(r) if !r.is_forst() => crate::state::rocksdb::ACCESS_MICROS_PER_RECORD,
+        match (self, self.keyed_ref().and_then(|k| k.rocksdb.as_ref())) {
+            (Operator::KeyedList(_), _) => 0,
+            (_, Some(r)) if !r.is_forst() => crate::state::rocksdb::ACCESS_MICROS_PER_RECORD,
             _ => 0,
         }
     }

@@ -6,7 +6,7 @@ use barrierlab_engine::scenario::{
 };
 
 /// The palette: every `OperatorKind`, by its JSON type name.
-pub const KINDS: [&str; 10] = OperatorKind::TYPE_NAMES;
+pub const KINDS: [&str; 11] = OperatorKind::TYPE_NAMES;
 
 pub const PARTITIONERS: [Partitioner; 5] = [
     Partitioner::Forward,
@@ -29,6 +29,7 @@ pub fn default_kind(name: &str) -> Option<OperatorKind> {
         "map" => OperatorKind::Map,
         "filter" => OperatorKind::Filter { keep_percent: 50 },
         "keyed-count" => OperatorKind::KeyedCount,
+        "keyed-list" => OperatorKind::KeyedList,
         "keyed-window-sum" => OperatorKind::KeyedWindowSum {
             window: "1s".into(),
         },

@@ -126,6 +126,13 @@ pub fn operator_row(p: &OperatorRowProps) -> Html {
             "1s",
             knob("window"),
         )),
+        OperatorKind::KeyedCount | OperatorKind::KeyedList => knobs.push(field(
+            "state TTL",
+            id("state-ttl"),
+            p.op.state_ttl.clone().unwrap_or_default(),
+            "none",
+            knob("state-ttl"),
+        )),
         _ => {}
     }
     let remove = {

@@ -6,6 +6,9 @@ import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichFilterFunction;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.common.state.CheckpointListener;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -20,6 +23,8 @@ import org.apache.flink.streaming.api.functions.co.RichCoMapFunction;
 import org.apache.flink.streaming.api.functions.windowing.RichWindowFunction;
 import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 import org.apache.flink.util.Collector;
+
+import java.time.Duration;
 
 /** The functions of the scenario's operator kinds (sinks are in Sinks). */
 public final class Operators {
@@ -141,16 +146,27 @@ public final class Operators {
     public static final class KeyedCount<V>
             extends KeyedProcessFunction<Integer, Tuple2<Integer, V>, Tuple2<Integer, Long>> {
         private final Work work;
+        private final long ttlMillis;
         private transient ValueState<Long> count;
 
         public KeyedCount(Work work) {
+            this(work, 0);
+        }
+
+        /** With state-ttl: StateTtlConfig.newBuilder(ttl) with Flink's defaults. */
+        public KeyedCount(Work work, long ttlMillis) {
             this.work = work;
+            this.ttlMillis = ttlMillis;
         }
 
         @Override
         public void open(OpenContext context) {
             work.open(getRuntimeContext().getTaskInfo().getIndexOfThisSubtask());
-            count = getRuntimeContext().getState(new ValueStateDescriptor<>("count", Types.LONG));
+            ValueStateDescriptor<Long> descriptor = new ValueStateDescriptor<>("count", Types.LONG);
+            if (ttlMillis > 0) {
+                descriptor.enableTimeToLive(ttl(ttlMillis));
+            }
+            count = getRuntimeContext().getState(descriptor);
         }
 
         @Override
@@ -165,6 +181,11 @@ public final class Operators {
         }
     }
 
+    /** state-ttl: `StateTtlConfig.newBuilder(ttl).build()`, Flink's defaults for the rest. */
+    static StateTtlConfig ttl(long ttlMillis) {
+        return StateTtlConfig.newBuilder(Duration.ofMillis(ttlMillis)).build();
+    }
+
     /**
      * keyed-count on the async state API (with state.backend.type: forst): the same count, read
      * and written through state futures, so ForSt serves it from its primary directory.
@@ -172,17 +193,27 @@ public final class Operators {
     public static final class AsyncKeyedCount<V>
             extends KeyedProcessFunction<Integer, Tuple2<Integer, V>, Tuple2<Integer, Long>> {
         private final Work work;
+        private final long ttlMillis;
         private transient org.apache.flink.api.common.state.v2.ValueState<Long> count;
 
         public AsyncKeyedCount(Work work) {
+            this(work, 0);
+        }
+
+        public AsyncKeyedCount(Work work, long ttlMillis) {
             this.work = work;
+            this.ttlMillis = ttlMillis;
         }
 
         @Override
         public void open(OpenContext context) {
             work.open(getRuntimeContext().getTaskInfo().getIndexOfThisSubtask());
-            count = getRuntimeContext().getState(
-                    new org.apache.flink.api.common.state.v2.ValueStateDescriptor<>("count", Types.LONG));
+            org.apache.flink.api.common.state.v2.ValueStateDescriptor<Long> descriptor =
+                    new org.apache.flink.api.common.state.v2.ValueStateDescriptor<>("count", Types.LONG);
+            if (ttlMillis > 0) {
+                descriptor.enableTimeToLive(ttl(ttlMillis));
+            }
+            count = getRuntimeContext().getState(descriptor);
         }
 
         @Override
@@ -195,6 +226,72 @@ public final class Operators {
                 count.asyncUpdate(next);
                 out.collect(Tuple2.of(key, next));
             });
+        }
+    }
+
+    /**
+     * keyed-list: appends the record's value (Records.value) to its key's ListState<Long> "list"
+     * and forwards the record.
+     */
+    public static final class KeyedList<V>
+            extends KeyedProcessFunction<Integer, Tuple2<Integer, V>, Tuple2<Integer, V>> {
+        private final Work work;
+        private final long ttlMillis;
+        private transient ListState<Long> list;
+
+        public KeyedList(Work work, long ttlMillis) {
+            this.work = work;
+            this.ttlMillis = ttlMillis;
+        }
+
+        @Override
+        public void open(OpenContext context) {
+            work.open(getRuntimeContext().getTaskInfo().getIndexOfThisSubtask());
+            ListStateDescriptor<Long> descriptor = new ListStateDescriptor<>("list", Types.LONG);
+            if (ttlMillis > 0) {
+                descriptor.enableTimeToLive(ttl(ttlMillis));
+            }
+            list = getRuntimeContext().getListState(descriptor);
+        }
+
+        @Override
+        public void processElement(
+                Tuple2<Integer, V> record, Context context, Collector<Tuple2<Integer, V>> out)
+                throws Exception {
+            work.record();
+            list.add(Records.value(record));
+            out.collect(record);
+        }
+    }
+
+    /** keyed-list on the async state API (with state.backend.type: forst). */
+    public static final class AsyncKeyedList<V>
+            extends KeyedProcessFunction<Integer, Tuple2<Integer, V>, Tuple2<Integer, V>> {
+        private final Work work;
+        private final long ttlMillis;
+        private transient org.apache.flink.api.common.state.v2.ListState<Long> list;
+
+        public AsyncKeyedList(Work work, long ttlMillis) {
+            this.work = work;
+            this.ttlMillis = ttlMillis;
+        }
+
+        @Override
+        public void open(OpenContext context) {
+            work.open(getRuntimeContext().getTaskInfo().getIndexOfThisSubtask());
+            org.apache.flink.api.common.state.v2.ListStateDescriptor<Long> descriptor =
+                    new org.apache.flink.api.common.state.v2.ListStateDescriptor<>("list", Types.LONG);
+            if (ttlMillis > 0) {
+                descriptor.enableTimeToLive(ttl(ttlMillis));
+            }
+            list = getRuntimeContext().getListState(descriptor);
+        }
+
+        @Override
+        public void processElement(
+                Tuple2<Integer, V> record, Context context, Collector<Tuple2<Integer, V>> out) {
+            work.record();
+            list.asyncAdd(Records.value(record)).thenAccept(done -> out.collect(record));
         }
     }
 
