@@ -92,6 +92,11 @@ pub fn parse_memory_size(text: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("'{text}' is too large"))
 }
 
+/// Records one source action generates at most (its last group of 8 may pass it by 7); the
+/// per-record cost is paid after them, so a stalled source can burst this many at once. The
+/// task's loop and the cost estimate's bound share it.
+pub const MAX_RECORDS_PER_SOURCE_ACTION: u32 = 4096;
+
 #[cfg(test)]
 mod tests {
     use super::*;

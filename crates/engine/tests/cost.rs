@@ -200,3 +200,24 @@ fn a_stored_checkpoint_of_a_job_over_the_budget_restores_only_by_consent() {
     assert!(err.contains("above the budget"), "{err}");
     assert!(Simulation::from_stored_consented(&stored, true).is_ok());
 }
+
+/// A source far slower than its rate still generates every record due in its first action and
+/// pays their cost after them: the burst is in the bound (the fuzzer's case #354, seed 1).
+#[test]
+fn a_slow_sources_first_burst_is_within_the_estimate() {
+    for name in PRESETS.iter().map(|(n, _)| *n) {
+        let mut s = preset(name).unwrap();
+        let sources: Vec<String> = s
+            .operators
+            .iter()
+            .filter(|o| o.kind.is_source())
+            .map(|o| o.name.clone())
+            .collect();
+        for source in sources {
+            let set = format!("operator.{source}.cost-per-record=10ms");
+            barrierlab_engine::scenario::apply_set(&mut s, &set).unwrap();
+        }
+        let (actual, allowed) = actual_and_allowed(s, 2);
+        assert!(actual <= allowed, "{name}: {actual} > {allowed}");
+    }
+}

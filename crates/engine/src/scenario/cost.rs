@@ -61,6 +61,11 @@ pub struct CostEstimate {
     /// Faults in the script: each may fail the job over, and a restart costs at most a second's
     /// worth of work (redeployment, and the sources' rate limiters bursting a second of records).
     pub faults: u64,
+    /// Work one burst of every source can add beyond the per-second figures: an action
+    /// generates every record due (up to `MAX_RECORDS_PER_SOURCE_ACTION`, a second of stored permits
+    /// after a stall) and pays their cost afterwards, so a source slower than its rate still
+    /// emits that many at the start and after each restart.
+    pub burst: u64,
 }
 
 impl CostEstimate {
@@ -73,8 +78,10 @@ impl CostEstimate {
     /// fault (a source's rate limiter can burst a second of records after a stall or a restart).
     pub fn work_for(&self, micros: Micros) -> u64 {
         let per = self.work_per_second();
-        mul_div(per, micros, MICROS_PER_SEC)
-            .saturating_add(per.saturating_mul(self.faults.saturating_add(1)))
+        mul_div(per, micros, MICROS_PER_SEC).saturating_add(
+            per.saturating_add(self.burst)
+                .saturating_mul(self.faults.saturating_add(1)),
+        )
     }
 
     /// Why this scenario needs consent, or `None` when it is within the budget.
@@ -230,6 +237,35 @@ pub fn estimate(scenario: &Scenario, graph: &JobGraph) -> CostEstimate {
             .count() as u64;
         est.events = est.events.saturating_add(rate.saturating_mul(timers));
     }
+    // A burst: each source subtask's largest action, through every vertex (broadcast edges
+    // copying it to each consumer), with its hops' events and the buffers it fills.
+    let fan_out: u64 = graph
+        .edges()
+        .filter(|e| e.partitioner == Partitioner::Broadcast)
+        .map(|e| u64::from(graph.vertices[e.target_vertex as usize].parallelism))
+        .fold(1, u64::saturating_mul);
+    let mut burst_records = 0u64;
+    let mut burst_bytes = 0u64;
+    for v in &graph.vertices {
+        if let OperatorKind::Datagen {
+            rate, record_size, ..
+        } = &ops[v.operators[0]].kind
+        {
+            let p = u64::from(v.parallelism).max(1);
+            let per_subtask = rate
+                .div_ceil(p)
+                .min(u64::from(crate::types::MAX_RECORDS_PER_SOURCE_ACTION) + 7);
+            burst_records = burst_records.saturating_add(per_subtask.saturating_mul(p));
+            burst_bytes = burst_bytes.saturating_add(
+                per_subtask
+                    .saturating_mul(p)
+                    .saturating_mul((*record_size).max(1)),
+            );
+        }
+    }
+    let burst_hops = burst_records
+        .saturating_mul(graph.vertices.len() as u64)
+        .saturating_mul(fan_out);
     // Network edges: buffers and channels.
     for e in graph.edges() {
         let from = graph.vertices[e.source_vertex as usize].parallelism as u64;
@@ -307,6 +343,14 @@ pub fn estimate(scenario: &Scenario, graph: &JobGraph) -> CostEstimate {
         .subtasks
         .saturating_mul(EVENTS_PER_CHECKPOINT_SUBTASK)
         .saturating_add(est.channels.saturating_mul(EVENTS_PER_CHECKPOINT_CHANNEL));
+    let burst_buffers = burst_bytes
+        .saturating_mul(graph.vertices.len() as u64)
+        .saturating_mul(fan_out)
+        / segment
+        + est.channels;
+    est.burst = burst_hops
+        .saturating_mul(1 + EVENTS_PER_HOP)
+        .saturating_add(burst_buffers.saturating_mul(EVENTS_PER_BUFFER));
     est.events = est
         .events
         .saturating_add(est.record_hops.saturating_mul(EVENTS_PER_HOP))

@@ -8,6 +8,7 @@ use super::time::TimeState;
 use super::TaskCtx;
 use crate::trace::TraceKind;
 use crate::types::Micros;
+use crate::types::MAX_RECORDS_PER_SOURCE_ACTION as MAX_RECORDS_PER_ACTION;
 
 impl StreamTask {
     pub(super) fn source_action(&mut self, ctx: &mut TaskCtx) -> Action {
@@ -63,7 +64,7 @@ impl StreamTask {
             _ => return Action::Continue,
         };
         // Bounds one action's work; the rest follows on the next wake.
-        while total < 4096 {
+        while total < MAX_RECORDS_PER_ACTION {
             let Operator::Datagen(dg) = &mut self.operators[0] else {
                 break;
             };
