@@ -397,9 +397,7 @@ impl HeapKeyedStateBackend {
         delta: i64,
         now_millis: i64,
     ) -> Result<i64, String> {
-        let key = StateKey::Int(key);
-        self.key_group_of(&key)?;
-        self.current_key = Some((key.clone(), kg));
+        let key = self.enter_int_key(key, kg)?;
         self.table_mut(state)?
             .ttl_add(kg, key, namespace, delta, now_millis)
     }
@@ -413,9 +411,7 @@ impl HeapKeyedStateBackend {
         namespace: Namespace,
         now_millis: i64,
     ) -> Result<i64, String> {
-        let key = StateKey::Int(key);
-        self.key_group_of(&key)?;
-        self.current_key = Some((key.clone(), kg));
+        let key = self.enter_int_key(key, kg)?;
         self.table_mut(state)?
             .list_append(kg, key, namespace, now_millis)
     }
@@ -435,6 +431,15 @@ impl HeapKeyedStateBackend {
         for table in &mut self.tables {
             table.purge_expired(now_millis);
         }
+    }
+
+    /// `setCurrentKey` for an `int` key in `kg` (its group, which the caller has at hand): the
+    /// key type and range checks of [`Self::set_current_key`]; the key, for the state access.
+    fn enter_int_key(&mut self, key: i32, kg: u32) -> Result<StateKey, String> {
+        let key = StateKey::Int(key);
+        self.key_group_of(&key)?;
+        self.current_key = Some((key.clone(), kg));
+        Ok(key)
     }
 
     fn table_mut(&mut self, state: StateId) -> Result<&mut StateTable, String> {

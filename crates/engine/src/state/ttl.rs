@@ -167,17 +167,7 @@ impl StateTable {
                 changes.push((kg, address, left));
             }
         }
-        let list = self.descriptor.kind == StateKind::List;
-        for (kg, (key, ns), left) in changes {
-            let Some(map) = self.map_mut(kg) else {
-                continue;
-            };
-            if left == 0 {
-                map.remove(&key, &ns);
-            } else if list {
-                map.put(key, ns, left as i64);
-            }
-        }
+        self.apply_trims(changes);
     }
 
     /// The compaction filter: every expired value, and every list's expired elements, gone.
@@ -195,8 +185,14 @@ impl StateTable {
         });
         t.visitor
             .retain(|(_, k, n)| t.stamps.contains_key(&(k.clone(), n.clone())));
+        self.apply_trims(changes);
+    }
+
+    /// Writes what a cleanup left of each entry it trimmed: removed when nothing is left, a
+    /// list's new length otherwise (a value that is not expired is never trimmed).
+    fn apply_trims(&mut self, trims: Vec<(u32, (StateKey, Namespace), usize)>) {
         let list = self.descriptor.kind == StateKind::List;
-        for (kg, (key, ns), left) in changes {
+        for (kg, (key, ns), left) in trims {
             let Some(map) = self.map_mut(kg) else {
                 continue;
             };
