@@ -3,19 +3,12 @@
 // the URL, and the verdict says which checkpointing mode it judged.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { serveDist, launch, openPage, pause, panelShot } from './harness.mjs';
+import { serveDist, launch, openPage, pause, panelShot, cliLink } from './harness.mjs';
 
 let site, browser;
 before(async () => { site = await serveDist(); browser = await launch(); });
 after(async () => { await browser?.close(); await site?.close(); });
 
-/** A fragment made by the CLI (as links.test.mjs does). */
-function cliLink(...args) {
-  const out = execFileSync('cargo', ['run', '-q', '-p', 'barrierlab-cli', '--', 'share', ...args],
-    { encoding: 'utf8', cwd: new URL('../..', import.meta.url).pathname });
-  return out.trim().split('\n').pop().replace(/^\//, '');
-}
 
 test('? opens the help with the keyboard focus in its dialog; Escape closes it and gives the focus back', async () => {
   const { page, errors } = await openPage(browser, site.url);

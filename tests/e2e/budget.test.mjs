@@ -4,9 +4,8 @@
 // shows the same estimate and asks before applying a scenario beyond the budget.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
-import { serveDist, launch, openPage, panelShot } from './harness.mjs';
+import { serveDist, launch, openPage, panelShot, cliLink, simSeconds } from './harness.mjs';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 const CORPUS = `${ROOT}tests/fixtures/scenario-fuzz`;
@@ -14,13 +13,6 @@ let site, browser;
 before(async () => { site = await serveDist(); browser = await launch(); });
 after(async () => { await browser?.close(); await site?.close(); });
 
-function cliLink(...args) {
-  const out = execFileSync('cargo', ['run', '-q', '-p', 'barrierlab-cli', '--', 'share', ...args],
-    { encoding: 'utf8', cwd: ROOT });
-  return out.trim().split('\n').pop().replace(/^\//, '');
-}
-const simSeconds = async (page) =>
-  Number((await page.textContent('#sim-time')).match(/([\d.]+) s/)?.[1] ?? NaN);
 
 /** How long the page takes to answer a round trip through its event loop, in ms. */
 async function answerMs(page) {

@@ -6,9 +6,10 @@ import { readFile, mkdir } from 'node:fs/promises';
 import { extname, join, normalize, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { execFileSync } from 'node:child_process';
 
 const here = dirname(fileURLToPath(import.meta.url));
-export const DIST = join(here, '..', '..', 'dist');
+export const DIST = process.env.DIST ?? join(here, '..', '..', 'dist');
 export const SHOTS = join(here, 'screenshots');
 
 const TYPES = {
@@ -118,3 +119,14 @@ export async function panelShot(page, selector, name) {
   await page.locator(selector).scrollIntoViewIfNeeded();
   await page.locator(selector).screenshot({ path: join(SHOTS, `${name}.png`) });
 }
+
+/** A playground fragment (without its leading `/`) made by the CLI's `share`, the codec's other user. */
+export function cliLink(...args) {
+  const out = execFileSync('cargo', ['run', '-q', '-p', 'barrierlab-cli', '--', 'share', ...args],
+    { encoding: 'utf8', cwd: join(here, '..', '..') });
+  return out.trim().split('\n').pop().replace(/^\//, '');
+}
+
+/** The simulated time the status bar shows, in seconds. */
+export const simSeconds = async (page) =>
+  Number((await page.textContent('#sim-time')).match(/([\d.]+) s/)?.[1] ?? NaN);

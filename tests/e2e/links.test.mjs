@@ -2,8 +2,7 @@
 // the embed example page.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { serveDist, launch, openPage, screenshot } from './harness.mjs';
+import { serveDist, launch, openPage, screenshot, cliLink } from './harness.mjs';
 
 let site, browser;
 before(async () => { site = await serveDist(); browser = await launch(); });
@@ -12,12 +11,6 @@ after(async () => { await browser?.close(); await site?.close(); });
 const fingerprint = (page) => page.textContent('#fingerprint');
 const simTime = (page) => page.textContent('#sim-time');
 
-/** A fragment made by the CLI, the codec's other user. */
-function cliLink(...args) {
-  const out = execFileSync('cargo', ['run', '-q', '-p', 'barrierlab-cli', '--', 'share', ...args],
-    { encoding: 'utf8', cwd: new URL('../..', import.meta.url).pathname });
-  return out.trim().split('\n').pop().replace(/^\//, '');
-}
 
 /** Waits until a link's run has caught up with its `until` and paused. */
 async function waitPaused(page) {

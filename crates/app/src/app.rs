@@ -18,9 +18,8 @@ use crate::components::{
     verdict::VerdictPanel, why_panel::WhyPanel,
 };
 use crate::effects::use_page_effects;
-use crate::hooks::{use_media_query, NARROW_QUERY};
+use crate::hooks::{use_graph_model, use_media_query, NARROW_QUERY};
 use crate::keyboard::use_shortcuts;
-use crate::model::graph::graph_model;
 use crate::share::Current;
 use crate::state::{Action, State};
 use barrierlab_engine::sim::JobStatus;
@@ -41,19 +40,30 @@ pub fn app() -> Html {
     let narrow = use_media_query(NARROW_QUERY);
 
     let (log_sim, log_lines) = use_log_view(state.job.sim().clone(), state.pace());
+    let graph = use_graph_model(state.job.sim().clone(), state.pace());
+    // Slots change only with the deployment: a new job (or its task list, after a rescale).
+    let taskmanagers = {
+        let cell = state.job.sim().cell.clone();
+        let key = (state.job.sim().submission, cell.borrow().tasks.len());
+        use_memo(key, move |_| {
+            crate::model::graph::taskmanager_views(&cell.borrow())
+        })
+    };
     let sim = state.job.sim().borrow();
-    let graph = Rc::new(graph_model(&sim));
     let dispatch = state.dispatcher();
     let selected = state
         .ui
         .inspected
         .and_then(|i| sim.tasks.get(i as usize))
         .map(|t| (t.id.vertex, t.id.subtask));
-    let onselect = {
-        let d = dispatch.clone();
-        let sim_cell = state.job.sim().cell.clone();
-        let edge_menu = edge_menu.clone();
-        Callback::from(move |(v, s): (u32, u32)| {
+    // The same callbacks from render to render: a new one would redraw the job graph each frame.
+    let onselect = use_callback(
+        (
+            dispatch.clone(),
+            state.job.sim().cell.clone(),
+            edge_menu.setter(),
+        ),
+        |(v, s): (u32, u32), (d, sim_cell, edge_menu)| {
             edge_menu.set(None);
             let index = sim_cell
                 .borrow()
@@ -62,8 +72,8 @@ pub fn app() -> Html {
                 .position(|t| t.id.vertex == v && t.id.subtask == s)
                 .map(|i| i as u32);
             d.dispatch(Action::Inspect(index));
-        })
-    };
+        },
+    );
     let busy = state.job.catch_up.is_some();
     // Phase durations of the history's checkpoints, recomputed only when the history changed.
     let phases = {
@@ -102,13 +112,13 @@ pub fn app() -> Html {
             sizes: summary.checkpointed_size.recent(TREND_POINTS),
         })
     };
-    let onedge = {
-        let (d, edge_menu) = (dispatch.clone(), edge_menu.clone());
-        Callback::from(move |e: (u32, u32)| {
+    let onedge = use_callback(
+        (dispatch.clone(), edge_menu.setter(), *edge_menu),
+        |e: (u32, u32), (d, set, open)| {
             d.dispatch(Action::Inspect(None));
-            edge_menu.set((*edge_menu != Some(e)).then_some(e));
-        })
-    };
+            set.set((*open != Some(e)).then_some(e));
+        },
+    );
     let edge_fault_menu = edge_menu.and_then(|e| {
         crate::components::edge_fault_menu::edge_menu(
             &state,
@@ -341,7 +351,7 @@ pub fn app() -> Html {
                     <BackpressurePanel graph={graph.clone()} />
                 </Panel>
                 <Panel id="taskmanagers-panel" title="TaskManagers and slots" area="taskmanagers">
-                    <TaskManagersPanel taskmanagers={Rc::new(crate::model::graph::taskmanager_views(&sim))} />
+                    <TaskManagersPanel taskmanagers={taskmanagers} />
                 </Panel>
                 <Panel id="why-panel" title="Why was this checkpoint slow?" area="why">
                     <WhyPanel sim={state.job.sim().cell.clone()} rows={state.job.derived.rows.clone()} />

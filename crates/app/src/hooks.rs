@@ -1,5 +1,7 @@
 //! Small browser hooks.
 
+use std::rc::Rc;
+
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -33,4 +35,44 @@ pub fn use_media_query(query: &'static str) -> bool {
         });
     }
     *matches
+}
+
+/// Subtasks plus channels above which a job's graph is a large one (the 512-subtask bench job
+/// has 50 k): rebuilding its model and redrawing it on every frame would take the frame.
+const LARGE_GRAPH: usize = 20_000;
+/// Least wall-clock time between two rebuilds of a large job's graph while it plays.
+const LARGE_GRAPH_EVERY_MS: f64 = 500.0;
+
+/// The job graph's model of `sim`: rebuilt whenever the simulation moved, except that a large
+/// job's, while it plays or catches up, at most every [`LARGE_GRAPH_EVERY_MS`]. A new job or a
+/// pause rebuilds it at once.
+#[hook]
+pub fn use_graph_model(
+    sim: crate::job::SimRef,
+    pace: crate::derived::Pace,
+) -> Rc<crate::model::graph::GraphModel> {
+    // (model, version, submission, playing, wall-clock ms of the build)
+    let kept = use_mut_ref(|| None::<(Rc<crate::model::graph::GraphModel>, u64, u64, bool, f64)>);
+    let mut kept = kept.borrow_mut();
+    let moving = pace.playing || pace.catching_up;
+    let now = crate::clock::now_ms();
+    let fresh = match &*kept {
+        Some((model, version, submission, was_moving, at)) => {
+            let same_job = *submission == sim.submission;
+            let unchanged = same_job && *version == sim.version && *was_moving == moving;
+            let large = {
+                let s = sim.borrow();
+                s.tasks.len() + s.net.channels.len() > LARGE_GRAPH
+            };
+            let throttled = same_job && moving && large && now - at < LARGE_GRAPH_EVERY_MS;
+            (unchanged || throttled).then(|| model.clone())
+        }
+        None => None,
+    };
+    if let Some(model) = fresh {
+        return model;
+    }
+    let model = Rc::new(crate::model::graph::graph_model(&sim.borrow()));
+    *kept = Some((model.clone(), sim.version, sim.submission, moving, now));
+    model
 }

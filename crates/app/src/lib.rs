@@ -1,6 +1,7 @@
 //! Barrier Lab's playground: the Yew front end over `barrierlab-engine`.
 
 pub mod app;
+pub mod bench;
 mod budget;
 mod clock;
 pub mod compare;
@@ -42,6 +43,8 @@ pub fn start() {
             &"barrierlabWasmMemory".into(),
             &wasm_bindgen::memory(),
         );
+        #[cfg(target_arch = "wasm32")]
+        bench::install(&window);
     }
     // Renders into <body>, replacing what index.html shows meanwhile (the loading indicator).
     yew::Renderer::<App>::new().render();

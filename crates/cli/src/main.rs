@@ -63,6 +63,12 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // A reader that stops early (`| head`) ends the process as it ends `cat`, not in a panic.
+    #[cfg(unix)]
+    // SAFETY: at the start of main, before any thread exists; SIG_DFL is a valid action.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Replay(args) => replay::run(args),

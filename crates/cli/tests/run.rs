@@ -226,3 +226,31 @@ fn trace_window_lists_events_with_the_pinned_running_hash() {
         assert!(!ok && stderr.contains("--trace-window"), "{bad}: {stderr}");
     }
 }
+
+/// `barrierlab run … | head`: a reader that stops early ends the run quietly, as it ends `cat`
+/// (SIGPIPE), never in a panic about a broken pipe.
+#[cfg(unix)]
+#[test]
+fn a_reader_that_stops_early_ends_the_run_without_a_panic() {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_barrierlab"))
+        .args(["run", "--preset", "seed-demo", "--seconds", "300"])
+        .args(["--trace-window", "0..10000"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut first = [0u8; 64];
+    child
+        .stdout
+        .take()
+        .expect("piped")
+        .read_exact(&mut first)
+        .expect("some output");
+    // The pipe's reader is gone (dropped above); the writer finds out on its next write.
+    let out = child.wait_with_output().expect("it ends");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(!out.status.success(), "a closed pipe is not a success");
+}

@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::model::graph::GraphModel;
+use crate::model::graph::{GraphModel, SubtaskModel, VertexModel};
 use crate::model::subtask_label;
 
 #[derive(Properties, PartialEq)]
@@ -30,10 +30,91 @@ fn bar(busy: f64, backpressured: f64, idle: f64) -> Html {
     }
 }
 
+/// Above this many subtasks the table lists each vertex once and only the most backpressured
+/// subtasks (thousands of rows redrawn every frame would stall the page).
+pub const MAX_SUBTASK_ROWS: usize = 256;
+/// The subtasks a large job's table lists, worst first.
+const TOP_SUBTASKS: usize = 50;
+
+fn level_rank(level: &str) -> u8 {
+    match level {
+        "high" => 2,
+        "low" => 1,
+        _ => 0,
+    }
+}
+
+fn subtask_row(v: &VertexModel, s: &SubtaskModel) -> Html {
+    let level = s.level.to_ascii_uppercase();
+    html! {
+        <tr data-vertex={v.id.to_string()} data-subtask={s.index.to_string()}>
+            <td class="name" title={v.name.clone()}>{ subtask_label(&v.name, s.index) }</td>
+            <td><span class={classes!("bp-level", s.level)}>{ level }</span></td>
+            <td class="busy-ratio">{ pct(s.busy) }</td>
+            <td class="backpressured-ratio">{ pct(s.backpressured) }</td>
+            <td class="idle-ratio">{ pct(s.idle) }</td>
+            <td>{ bar(s.busy, s.backpressured, s.idle) }</td>
+        </tr>
+    }
+}
+
+/// A vertex in one row: its worst level (as Flink's vertex backpressure level) and mean ratios.
+fn vertex_row(v: &VertexModel) -> Html {
+    let n = v.subtasks.len().max(1) as f64;
+    let mean = |f: fn(&SubtaskModel) -> f64| v.subtasks.iter().map(f).sum::<f64>() / n;
+    let (busy, bp, idle) = (
+        mean(|s| s.busy),
+        mean(|s| s.backpressured),
+        mean(|s| s.idle),
+    );
+    let worst = v
+        .subtasks
+        .iter()
+        .map(|s| s.level)
+        .max_by_key(|l| level_rank(l))
+        .unwrap_or("ok");
+    let high = v.subtasks.iter().filter(|s| s.level == "high").count();
+    html! {
+        <tr class="vertex-row" data-vertex={v.id.to_string()}>
+            <td class="name" title={v.name.clone()}>{ format!("{} ({} subtasks, {high} HIGH)", v.name, v.subtasks.len()) }</td>
+            <td><span class={classes!("bp-level", worst)}>{ worst.to_ascii_uppercase() }</span></td>
+            <td class="busy-ratio">{ pct(busy) }</td>
+            <td class="backpressured-ratio">{ pct(bp) }</td>
+            <td class="idle-ratio">{ pct(idle) }</td>
+            <td>{ bar(busy, bp, idle) }</td>
+        </tr>
+    }
+}
+
 #[function_component(BackpressurePanel)]
 pub fn backpressure_panel(p: &BackpressureProps) -> Html {
+    let all = || {
+        p.graph
+            .vertices
+            .iter()
+            .flat_map(|v| v.subtasks.iter().map(move |s| (v, s)))
+    };
+    let total = all().count();
+    let large = total > MAX_SUBTASK_ROWS;
+    let rows: Vec<(&VertexModel, &SubtaskModel)> = if large {
+        let mut worst: Vec<_> = all().collect();
+        worst.sort_by(|(_, a), (_, b)| {
+            b.backpressured
+                .total_cmp(&a.backpressured)
+                .then(b.busy.total_cmp(&a.busy))
+        });
+        worst.truncate(TOP_SUBTASKS);
+        worst
+    } else {
+        all().collect()
+    };
     html! {
         <div class="table-scroll">
+            if large {
+                <p class="muted" id="backpressure-summary">
+                    { format!("{total} subtasks: each vertex, then the {} most backpressured subtasks.", rows.len()) }
+                </p>
+            }
             <table class="data" id="backpressure-table">
                 <thead>
                     <tr>
@@ -42,19 +123,10 @@ pub fn backpressure_panel(p: &BackpressureProps) -> Html {
                     </tr>
                 </thead>
                 <tbody>
-                    { for p.graph.vertices.iter().flat_map(|v| v.subtasks.iter().map(move |s| (v, s))).map(|(v, s)| {
-                        let level = s.level.to_ascii_uppercase();
-                        html! {
-                            <tr data-vertex={v.id.to_string()} data-subtask={s.index.to_string()}>
-                                <td class="name" title={v.name.clone()}>{ subtask_label(&v.name, s.index) }</td>
-                                <td><span class={classes!("bp-level", s.level)}>{ level }</span></td>
-                                <td class="busy-ratio">{ pct(s.busy) }</td>
-                                <td class="backpressured-ratio">{ pct(s.backpressured) }</td>
-                                <td class="idle-ratio">{ pct(s.idle) }</td>
-                                <td>{ bar(s.busy, s.backpressured, s.idle) }</td>
-                            </tr>
-                        }
-                    }) }
+                    if large {
+                        { for p.graph.vertices.iter().map(vertex_row) }
+                    }
+                    { for rows.into_iter().map(|(v, s)| subtask_row(v, s)) }
                 </tbody>
             </table>
         </div>

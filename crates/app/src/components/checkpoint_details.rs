@@ -120,9 +120,40 @@ fn operator_summary(sum: &TaskSubtaskSummary) -> Html {
     }
 }
 
+/// Subtask rows an operator lists at a time; a larger one pages through them.
+const SUBTASKS_PER_PAGE: usize = 128;
+
+/// "Subtasks 128–255 of 512" with buttons to the previous and next page.
+fn pager(
+    name: &str,
+    first: usize,
+    total: usize,
+    pages: &UseStateHandle<std::collections::BTreeMap<String, usize>>,
+) -> Html {
+    let go = |to: usize| {
+        let (pages, name) = (pages.clone(), name.to_string());
+        Callback::from(move |_: MouseEvent| {
+            let mut next = (*pages).clone();
+            next.insert(name.clone(), to);
+            pages.set(next);
+        })
+    };
+    let last = (first + SUBTASKS_PER_PAGE).min(total);
+    html! {
+        <div class="subtask-pager" role="group" aria-label="Subtask pages">
+            <button class="pager-prev" disabled={first == 0}
+                    onclick={go(first.saturating_sub(SUBTASKS_PER_PAGE))}>{ "◀ Previous" }</button>
+            <span class="muted">{ format!("subtasks {first}–{} of {total}", last - 1) }</span>
+            <button class="pager-next" disabled={last >= total} onclick={go(last)}>{ "Next ▶" }</button>
+        </div>
+    }
+}
+
 #[function_component(CheckpointDetails)]
 pub fn checkpoint_details(p: &DetailsProps) -> Html {
     let expanded = use_state(Vec::<String>::new);
+    // The first subtask row shown, per operator of more than a page.
+    let pages = use_state(std::collections::BTreeMap::<String, usize>::new);
     let report = &p.report.0;
     let Some(map) = report.subtasks.get(&p.id) else {
         return html! {
@@ -173,6 +204,7 @@ pub fn checkpoint_details(p: &DetailsProps) -> Html {
                         let v = &map[name.as_str()];
                         let shown = label(name);
                         let open = expanded.contains(name);
+                        let first = pages.get(name).copied().unwrap_or(0).min(v.subtasks.len().saturating_sub(1));
                         let toggle = {
                             let expanded = expanded.clone();
                             let name = (*name).clone();
@@ -210,11 +242,14 @@ pub fn checkpoint_details(p: &DetailsProps) -> Html {
                                                         <th>{ "Processed (Persisted)" }</th><th class="opt">{ "Unaligned" }</th><th class="opt">{ "Aborted" }</th>
                                                     </tr>
                                                 </thead>
-                                                <tbody>{ for v.subtasks.iter().map(|st| {
+                                                <tbody>{ for v.subtasks.iter().skip(first).take(SUBTASKS_PER_PAGE).map(|st| {
                                                     let key = (p.id, shown.clone(), subtask_index(st));
                                                     subtask_row(st, p.phases.get(&key))
                                                 }) }</tbody>
                                             </table>
+                                            if v.subtasks.len() > SUBTASKS_PER_PAGE {
+                                                { pager(name, first, v.subtasks.len(), &pages) }
+                                            }
                                         </td>
                                     </tr>
                                 }

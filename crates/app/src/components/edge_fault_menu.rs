@@ -153,15 +153,16 @@ pub fn edge_menu(
         .edges()
         .find(|e| e.source_vertex == from && e.target_vertex == to)?;
     let spec = sim.scenario.edges.get(job_edge.scenario_edge)?;
-    let channels = &graph
-        .edges
-        .iter()
-        .find(|e| e.from == from && e.to == to)?
-        .channels;
+    let edge = graph.edges.iter().find(|e| e.from == from && e.to == to)?;
+    let remote = if edge.groups.is_empty() {
+        edge.channels.iter().filter(|c| c.remote).count()
+    } else {
+        edge.groups.iter().map(|g| g.remote as usize).sum()
+    };
     Some(html! {
         <EdgeFaultMenu sim={state.job.sim().cell.clone()} from={spec.from.clone()} to={spec.to.clone()}
-                       partitioner={job_edge.partitioner.to_string()} channels={channels.len()}
-                       remote={channels.iter().filter(|c| c.remote).count()}
+                       partitioner={job_edge.partitioner.to_string()} channels={edge.channel_count()}
+                       {remote}
                        taskmanagers={sim.scenario.cluster.taskmanagers} busy={state.job.catch_up.is_some()}
                        {dispatch} {onclose} />
     })

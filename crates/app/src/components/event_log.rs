@@ -20,7 +20,7 @@ pub const MAX_LINES: usize = 300;
 /// Newest trace events a filter looks through.
 const SCAN: usize = 5_000;
 
-/// Wall-clock milliseconds between two event log refreshes above 2× speed.
+/// Wall-clock milliseconds between two event log refreshes above 2× speed (or when busy).
 const LOG_REFRESH_MS: f64 = 250.0;
 /// The same at maximum speed (or while a re-run catches up).
 const LOG_REFRESH_MAX_MS: f64 = 1_000.0;
@@ -28,22 +28,29 @@ const LOG_REFRESH_MAX_MS: f64 = 1_000.0;
 /// replaces all of them.
 const FAST_LOG_LINES: usize = 80;
 
-/// What the event log shows of `sim` at `pace`: at high speeds every line changes every tick, so
-/// the log is refreshed a few times a second (the returned version moves only then) and shows
-/// fewer lines.
+/// Trace events between two refreshes above which the log counts as fast whatever the speed: a
+/// large job at 1x writes thousands a tick, and redrawing every line each tick takes the frame.
+const BUSY_EVENTS: u64 = 100;
+
+/// What the event log shows of `sim` at `pace`: at high speeds (or when the job writes many
+/// events a tick) every line changes every tick, so the log is refreshed a few times a second
+/// (the returned version moves only then) and shows fewer lines.
 #[hook]
 pub fn use_log_view(sim: SimRef, pace: Pace) -> (SimRef, usize) {
-    let last = use_mut_ref(|| (0.0f64, 0u64));
+    // (wall-clock ms, version, trace events) at the last refresh
+    let last = use_mut_ref(|| (0.0f64, 0u64, 0u64));
     let mut last = last.borrow_mut();
     let now = clock::now_ms();
-    let fast = pace.speed.micros_per_ms().is_none_or(|m| m > 2_000.0);
+    let total = sim.borrow().trace.total();
+    let busy = total.saturating_sub(last.2) > BUSY_EVENTS;
+    let fast = busy || pace.speed.micros_per_ms().is_none_or(|m| m > 2_000.0);
     let every = if pace.speed.micros_per_ms().is_none() || pace.catching_up {
         LOG_REFRESH_MAX_MS
     } else {
         LOG_REFRESH_MS
     };
     if !pace.playing || !fast || now - last.0 >= every || last.1 > sim.version {
-        *last = (now, sim.version);
+        *last = (now, sim.version, total);
     }
     let lines = if (pace.playing || pace.catching_up) && fast {
         FAST_LOG_LINES

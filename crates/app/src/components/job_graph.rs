@@ -9,7 +9,9 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use crate::format;
-use crate::model::graph::{ChannelModel, EdgeModel, GraphModel, SubtaskModel, VertexModel};
+use crate::model::graph::{
+    ChannelGroup, ChannelModel, EdgeModel, GraphModel, SubtaskModel, VertexModel,
+};
 use crate::model::subtask_label;
 
 const PAD: f64 = 16.0;
@@ -20,6 +22,10 @@ const LINE_H: f64 = 15.0;
 const SUB: f64 = 18.0;
 const SUB_GAP: f64 = 4.0;
 const SUBS_PER_ROW: u32 = 10;
+/// A vertex with more subtasks draws this many cells, each folding a range of subtasks (the
+/// worst backpressure and the highest busy time of the range); a click lists the range's
+/// subtasks below the graph.
+const MAX_SUBTASK_CELLS: u32 = 64;
 const MAX_LINE_CHARS: usize = 26;
 /// Channel block: label column and bar.
 const CH_LABEL_W: f64 = 24.0;
@@ -77,9 +83,15 @@ fn name_lines(name: &str) -> Vec<String> {
         .collect()
 }
 
+/// Subtasks per cell: 1, or the range a folded cell stands for.
+fn per_cell(v: &VertexModel) -> u32 {
+    v.parallelism.div_ceil(MAX_SUBTASK_CELLS).max(1)
+}
+
 fn vertex_height(v: &VertexModel) -> f64 {
     let lines = name_lines(&v.name).len() as f64;
-    let rows = v.parallelism.div_ceil(SUBS_PER_ROW).max(1) as f64;
+    let cells = v.parallelism.div_ceil(per_cell(v));
+    let rows = cells.div_ceil(SUBS_PER_ROW).max(1) as f64;
     12.0 + lines * LINE_H + 16.0 + rows * (SUB + SUB_GAP) + 6.0
 }
 
@@ -115,7 +127,7 @@ fn layout(model: &GraphModel, vertical: bool) -> (Vec<Placed>, f64, f64) {
         let gap_v = model
             .edges
             .iter()
-            .map(|e| block_height(e.channels.len()) + 44.0)
+            .map(|e| block_height(e.rows()) + 44.0)
             .fold(90.0, f64::max);
         let mut row_h = vec![0.0f64; layers];
         let mut row_n = vec![0usize; layers];
@@ -209,15 +221,138 @@ fn busy_colour(busy: f64) -> String {
     )
 }
 
+/// What a folded cell shows of its subtasks: the worst level, the highest busy and
+/// backpressured time, and whether all finished.
+struct CellSummary {
+    first: u32,
+    last: u32,
+    level: &'static str,
+    busy: f64,
+    backpressured: f64,
+    finished: bool,
+}
+
+fn summarize(subtasks: &[SubtaskModel]) -> Option<CellSummary> {
+    let rank = |l: &str| match l {
+        "high" => 2,
+        "low" => 1,
+        _ => 0,
+    };
+    let first = subtasks.first()?;
+    let mut c = CellSummary {
+        first: first.index,
+        last: first.index,
+        level: first.level,
+        busy: 0.0,
+        backpressured: 0.0,
+        finished: true,
+    };
+    for s in subtasks {
+        c.last = c.last.max(s.index);
+        c.first = c.first.min(s.index);
+        if rank(s.level) > rank(c.level) {
+            c.level = s.level;
+        }
+        c.busy = c.busy.max(s.busy);
+        c.backpressured = c.backpressured.max(s.backpressured);
+        c.finished &= s.finished;
+    }
+    Some(c)
+}
+
+/// The cells of a vertex whose subtasks are folded: one per range, a click lists it.
+fn render_cells(
+    v: &VertexModel,
+    x0: f64,
+    top: f64,
+    onexpand: &Callback<(u32, u32, u32)>,
+    expanded: Option<(u32, u32, u32)>,
+) -> Html {
+    let n = per_cell(v) as usize;
+    html! {
+        { for v.subtasks.chunks(n).enumerate().filter_map(|(i, chunk)| {
+            let c = summarize(chunk)?;
+            let i = i as u32;
+            let x = x0 + f64::from(i % SUBS_PER_ROW) * (SUB + SUB_GAP);
+            let y = top + f64::from(i / SUBS_PER_ROW) * (SUB + SUB_GAP);
+            let key = (v.id, c.first, c.last);
+            let onclick = onexpand.reform(move |_: MouseEvent| key);
+            let onkeydown = {
+                let on = onexpand.clone();
+                Callback::from(move |k: KeyboardEvent| {
+                    if k.key() == "Enter" || k.key() == " " {
+                        k.prevent_default();
+                        k.stop_propagation();
+                        on.emit(key);
+                    }
+                })
+            };
+            let open = expanded == Some(key);
+            let label = format!(
+                "{} subtasks {}–{}: highest busy {}, back pressure {}",
+                v.name, c.first, c.last, format::percent(c.busy), c.level.to_ascii_uppercase()
+            );
+            Some(html! {
+                <g class={classes!("subtask", "subtask-group", format!("bp-{}", c.level), c.finished.then_some("finished"), open.then_some("selected"))}
+                   data-first={c.first.to_string()} data-last={c.last.to_string()} data-level={c.level}
+                   {onclick} {onkeydown} role="button" tabindex="0" aria-label={label.clone()} aria-expanded={open.to_string()}>
+                    <title>{ label }</title>
+                    <rect class="busy-fill" x={x.to_string()} y={y.to_string()} width={SUB.to_string()} height={SUB.to_string()} rx="3"
+                          style={format!("fill: {}", busy_colour(c.busy))} data-busy={format!("{:.2}", c.busy)} />
+                    if c.backpressured > 0.005 {
+                        <rect class="bp-bar" x={x.to_string()} y={(y + SUB * (1.0 - c.backpressured)).to_string()}
+                              width="4" height={(SUB * c.backpressured).to_string()} />
+                    }
+                </g>
+            })
+        }) }
+    }
+}
+
+/// The subtasks of an opened cell, below the graph: each selects itself in the inspector.
+fn render_drill_down(
+    model: &GraphModel,
+    (vertex, first, last): (u32, u32, u32),
+    onselect: &Callback<(u32, u32)>,
+    selected: Option<(u32, u32)>,
+    onclose: Callback<MouseEvent>,
+) -> Html {
+    let Some(v) = model.vertices.iter().find(|v| v.id == vertex) else {
+        return html! {};
+    };
+    html! {
+        <div class="subtask-drill" id="subtask-drill" role="group"
+             aria-label={format!("{} subtasks {first}–{last}", v.name)}>
+            <span class="drill-title">{ format!("{} · subtasks {first}–{last}", v.name) }</span>
+            { for v.subtasks.iter().filter(|s| (first..=last).contains(&s.index)).map(|s| {
+                let key = (v.id, s.index);
+                let is_selected = selected == Some(key);
+                html! {
+                    <button class={classes!("subtask-chip", format!("bp-{}", s.level), is_selected.then_some("selected"))}
+                            data-subtask={s.index.to_string()} data-level={s.level} title={subtask_title(&v.name, s)}
+                            style={format!("background: {}", busy_colour(s.busy))} aria-pressed={is_selected.to_string()}
+                            onclick={onselect.reform(move |_: MouseEvent| key)}>
+                        { s.index.to_string() }
+                    </button>
+                }
+            }) }
+            <button class="drill-close" aria-label="Close the subtask list" onclick={onclose}>{ "×" }</button>
+        </div>
+    }
+}
+
 fn render_vertex(
     v: &VertexModel,
     p: &Placed,
     onselect: &Callback<(u32, u32)>,
     selected: Option<(u32, u32)>,
+    onexpand: &Callback<(u32, u32, u32)>,
+    expanded: Option<(u32, u32, u32)>,
 ) -> Html {
     let lines = name_lines(&v.name);
     let text_top = p.y + 10.0;
     let subs_top = text_top + lines.len() as f64 * LINE_H + 16.0;
+    let folded = per_cell(v) > 1;
     html! {
         <g class="vertex" data-vertex={v.id.to_string()}>
             <title>{ format!("{} (parallelism {})", v.name, v.parallelism) }</title>
@@ -232,7 +367,10 @@ fn render_vertex(
             <text class="vertex-meta" x={(p.x + 10.0).to_string()} y={(subs_top - 4.0).to_string()}>
                 { format!("Parallelism: {}", v.parallelism) }
             </text>
-            { for v.subtasks.iter().map(|s| {
+            if folded {
+                { render_cells(v, p.x + 10.0, subs_top, onexpand, expanded) }
+            }
+            { for v.subtasks.iter().filter(|_| !folded).map(|s| {
                 let col = f64::from(s.index % SUBS_PER_ROW);
                 let row = f64::from(s.index / SUBS_PER_ROW);
                 let x = p.x + 10.0 + col * (SUB + SUB_GAP);
@@ -309,6 +447,74 @@ fn channel_title(e: &EdgeModel, c: &ChannelModel) -> String {
     t
 }
 
+fn group_title(e: &EdgeModel, g: &ChannelGroup) -> String {
+    let mut t = format!(
+        "channels {} #{}–{} → {} ({}): {} channels, {} remote\n{} buffers queued ({}), the fullest channel {} of {}",
+        e.from,
+        g.producers.0,
+        g.producers.1,
+        e.to,
+        e.partitioner,
+        g.channels,
+        g.remote,
+        g.queued,
+        format::bytes(g.queued_bytes),
+        g.max_queued,
+        barrierlab_engine::network::MAX_BUFFERS_PER_CHANNEL,
+    );
+    if g.blocked > 0 {
+        t.push_str(&format!(
+            "\nBLOCKED: {} channel(s) wait for alignment",
+            g.blocked
+        ));
+    }
+    if g.aligned_barriers + g.unaligned_barriers > 0 {
+        t.push_str(&format!(
+            "\nbarriers in flight: {} aligned, {} unaligned",
+            g.aligned_barriers, g.unaligned_barriers
+        ));
+    }
+    t
+}
+
+/// A folded row: its bar is the fullest channel's queue, so one full channel still shows.
+fn render_group_row(
+    e: &EdgeModel,
+    g: &ChannelGroup,
+    left: f64,
+    bar_x: f64,
+    y: f64,
+    h: f64,
+    labels: bool,
+) -> Html {
+    let cap = f64::from(barrierlab_engine::network::MAX_BUFFERS_PER_CHANNEL.max(1));
+    let fill = f64::from(g.max_queued).min(cap) / cap * CH_BAR_W;
+    let barrier = |class: &'static str, n: u32, dx: f64| {
+        (n > 0).then(|| html! {
+            <rect class={classes!("barrier", class)} x={(bar_x + CH_BAR_W - 4.0 - dx).to_string()}
+                  y={(y - 1.0).to_string()} width="4" height={(h + 2.0).to_string()} />
+        })
+    };
+    html! {
+        <g class={classes!("channel", "channel-group", (g.blocked > 0).then_some("blocked"),
+                           (g.aligned_barriers + g.unaligned_barriers > 0).then_some("has-barrier"))}
+           data-queued={g.queued.to_string()} data-channels={g.channels.to_string()}>
+            <title>{ group_title(e, g) }</title>
+            if labels {
+                <text class="channel-label" x={(left + 4.0).to_string()} y={(y + h - 0.5).to_string()}>
+                    { format!("{}–{}", g.producers.0, g.producers.1) }
+                </text>
+            }
+            <rect class="channel-track" x={bar_x.to_string()} y={y.to_string()}
+                  width={CH_BAR_W.to_string()} height={h.to_string()} />
+            <rect class="channel-fill" x={bar_x.to_string()} y={y.to_string()}
+                  width={fill.to_string()} height={h.to_string()} />
+            { barrier("aligned", g.aligned_barriers, 0.0) }
+            { barrier("unaligned", g.unaligned_barriers, 6.0) }
+        </g>
+    }
+}
+
 fn render_edge(
     e: &EdgeModel,
     from: &Placed,
@@ -348,19 +554,26 @@ fn render_edge(
             (from.y + from.h / 2.0 + to.y + to.h / 2.0) / 2.0,
         )
     };
-    let row_h = channel_row_height(e.channels.len());
+    let row_h = channel_row_height(e.rows());
     let debloated = e.channels.iter().any(|c| c.buffer_size.is_some());
-    let block_w = CH_LABEL_W + CH_BAR_W + 8.0 + if debloated { CH_SIZE_W } else { 0.0 };
-    let block_h = block_height(e.channels.len());
+    // A folded row's label is a producer range (`480–511`), wider than `3→1`.
+    let label_w = if e.groups.is_empty() {
+        CH_LABEL_W
+    } else {
+        CH_LABEL_W + 20.0
+    };
+    let block_w = label_w + CH_BAR_W + 8.0 + if debloated { CH_SIZE_W } else { 0.0 };
+    let block_h = block_height(e.rows());
     let left = mx - block_w / 2.0;
     let top = my - block_h / 2.0;
-    let bar_x = left + 4.0 + CH_LABEL_W;
+    let bar_x = left + 4.0 + label_w;
     let labels = row_h >= 8.0;
+    let channel_count = e.channel_count();
     html! {
         <g class={classes!("edge", interactive.then_some("clickable"), selected.then_some("selected"))}
            data-from={e.from.to_string()} data-to={e.to.to_string()} {onclick} {onkeydown}
            tabindex={interactive.then_some("0")} role={interactive.then_some("button")}
-           aria-label={interactive.then(|| format!("Edge {} ({}): inject a network fault", e.partitioner, e.channels.len()))}>
+           aria-label={interactive.then(|| format!("Edge {} ({channel_count} channels): inject a network fault", e.partitioner))}>
             <path class="edge-hit" d={path.clone()} />
             <path class="edge-line" d={path} marker-end="url(#arrow)" />
             <text class="edge-label" x={mx.to_string()} y={(top - 6.0).to_string()} text-anchor="middle">
@@ -368,6 +581,10 @@ fn render_edge(
             </text>
             <rect class="channel-block" x={left.to_string()} y={top.to_string()}
                   width={block_w.to_string()} height={block_h.to_string()} rx="4" />
+            { for e.groups.iter().enumerate().map(|(i, g)| {
+                let y = top + 3.0 + i as f64 * row_h;
+                render_group_row(e, g, left, bar_x, y, (row_h - 2.0).max(1.5), labels)
+            }) }
             { for e.channels.iter().enumerate().map(|(i, c)| {
                 let y = top + 3.0 + i as f64 * row_h;
                 let h = (row_h - 2.0).max(1.5);
@@ -409,11 +626,29 @@ fn render_edge(
 #[function_component(JobGraph)]
 pub fn job_graph(props: &JobGraphProps) -> Html {
     let model = &props.model;
+    let expanded = use_state(|| None::<(u32, u32, u32)>);
     if model.vertices.is_empty() {
         return html! { <p class="empty">{ "No job loaded." }</p> };
     }
     let vertical = props.vertical;
     let (placed, width, height) = layout(model, vertical);
+    let onexpand = {
+        let expanded = expanded.clone();
+        Callback::from(move |key: (u32, u32, u32)| {
+            expanded.set((*expanded != Some(key)).then_some(key))
+        })
+    };
+    let onclose = {
+        let expanded = expanded.clone();
+        Callback::from(move |_: MouseEvent| expanded.set(None))
+    };
+    // A folded range stays open only while its vertex still has those subtasks (a new job).
+    let open = (*expanded).filter(|(v, _, last)| {
+        model
+            .vertices
+            .iter()
+            .any(|m| m.id == *v && *last < m.parallelism && per_cell(m) > 1)
+    });
     // Grow up to 1.4× to use the panel, shrink to 0.8× at most (then the panel scrolls).
     let style = format!(
         "width: 100%; max-width: {:.0}px; min-width: {:.0}px",
@@ -435,8 +670,11 @@ pub fn job_graph(props: &JobGraphProps) -> Html {
                     let selected = props.selected_edge == Some((e.from, e.to));
                     Some(render_edge(e, from, to, vertical, props.onedge.as_ref(), selected))
                 }) }
-                { for model.vertices.iter().zip(&placed).map(|(v, p)| render_vertex(v, p, &props.onselect, props.selected)) }
+                { for model.vertices.iter().zip(&placed).map(|(v, p)| render_vertex(v, p, &props.onselect, props.selected, &onexpand, open)) }
             </svg>
+            if let Some(range) = open {
+                { render_drill_down(model, range, &props.onselect, props.selected, onclose) }
+            }
             <ul class="legend" aria-label="Legend">
                 <li><span class="swatch busy-scale" />{ "busy time: idle → 100 %" }</li>
                 <li><span class="swatch bp-bar" />{ "backpressured time" }</li>

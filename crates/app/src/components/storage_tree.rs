@@ -47,6 +47,9 @@ fn buttons(p: &TreeProps, l: &Listed, restorable: bool) -> Html {
     }
 }
 
+/// Files a checkpoint directory lists one by one; a large job's thousands are summed up after.
+const MAX_FILES_LISTED: usize = 32;
+
 fn checkpoint_dir(p: &TreeProps, l: &Listed) -> Html {
     let name = dir_name(l);
     match &l.meta {
@@ -95,13 +98,20 @@ fn checkpoint_dir(p: &TreeProps, l: &Listed) -> Html {
                     <ul class="files">
                         <li><span class="path">{ "_metadata" }</span>
                             <span class="note">{ handles }</span></li>
-                        { for own.iter().map(|f| html! {
+                        { for own.iter().take(MAX_FILES_LISTED).map(|f| html! {
                             <li><span class="path">{ f.path.rsplit('/').next().unwrap_or(&f.path).to_string() }</span>
                                 <span class="size">{ bytes(f.size) }</span>
                                 if let Some(local) = &f.local {
                                     <span class="note">{ local.clone() }</span>
                                 }</li>
                         }) }
+                        if own.len() > MAX_FILES_LISTED {
+                            <li class="more-files"><span class="note">{ format!(
+                                "… and {} more files ({})",
+                                own.len() - MAX_FILES_LISTED,
+                                bytes(own.iter().skip(MAX_FILES_LISTED).map(|f| f.size).sum())
+                            ) }</span></li>
+                        }
                     </ul>
                 </li>
             }

@@ -44,7 +44,48 @@ pub struct EdgeModel {
     pub from: u32,
     pub to: u32,
     pub partitioner: String,
+    /// Every channel, when the edge has at most [`MAX_CHANNEL_ROWS`]; empty otherwise.
     pub channels: Vec<ChannelModel>,
+    /// A larger edge's channels folded by producer subtask ranges, at most [`MAX_CHANNEL_ROWS`]
+    /// rows (a 512 x 512 hash edge has 262 144 channels: one row each would be a million SVG
+    /// nodes); empty when `channels` lists them one by one.
+    pub groups: Vec<ChannelGroup>,
+}
+
+impl EdgeModel {
+    /// Channels on the edge, listed or folded.
+    pub fn channel_count(&self) -> usize {
+        if self.groups.is_empty() {
+            self.channels.len()
+        } else {
+            self.groups.iter().map(|g| g.channels as usize).sum()
+        }
+    }
+
+    /// Rows the edge's channel block draws.
+    pub fn rows(&self) -> usize {
+        self.channels.len().max(self.groups.len())
+    }
+}
+
+/// Edges with more channels than this are drawn as folded groups.
+pub const MAX_CHANNEL_ROWS: usize = 64;
+
+/// The channels from producer subtasks `producers` (inclusive) folded into one row.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ChannelGroup {
+    pub producers: (u32, u32),
+    pub channels: u32,
+    pub queued: u64,
+    pub queued_bytes: u64,
+    /// Buffers the channels may queue in all ([`MAX_BUFFERS_PER_CHANNEL`] each).
+    pub capacity: u64,
+    /// The fullest channel's queued buffers.
+    pub max_queued: u32,
+    pub remote: u32,
+    pub blocked: u32,
+    pub aligned_barriers: u32,
+    pub unaligned_barriers: u32,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -104,6 +145,11 @@ fn barrier_of(item: &NetItem) -> Option<(CheckpointId, bool)> {
 }
 
 pub fn graph_model(sim: &Simulation) -> GraphModel {
+    graph_model_folding(sim, MAX_CHANNEL_ROWS)
+}
+
+/// [`graph_model`], folding edges of more than `max_rows` channels.
+fn graph_model_folding(sim: &Simulation, max_rows: usize) -> GraphModel {
     let vertices_in = &sim.graph.vertices;
     let mut layers = vec![0u32; vertices_in.len()];
     // Vertices are topologically ordered, so every input's layer is known when it is needed.
@@ -154,8 +200,42 @@ pub fn graph_model(sim: &Simulation) -> GraphModel {
             to: e.target_vertex,
             partitioner: e.partitioner.to_string(),
             channels: Vec::new(),
+            groups: Vec::new(),
         })
         .collect();
+    // Channels per edge and each producer vertex's parallelism: which edges fold, and into
+    // which producer ranges.
+    let mut counts = vec![0usize; edges.len()];
+    for p in &sim.net.partitions {
+        let producer = &sim.tasks[p.producer() as usize];
+        let n = p.subpartitions().len();
+        if let Some(first) = (0..n).find_map(|sub| sim.net.channels.get(p.consumer(sub) as usize)) {
+            let consumer = &sim.tasks[first.task as usize];
+            if let Some(i) = edges
+                .iter()
+                .position(|e| e.from == producer.id.vertex && e.to == consumer.id.vertex)
+            {
+                counts[i] += n;
+            }
+        }
+    }
+    let parallelism = |v: u32| {
+        vertices_in
+            .get(v as usize)
+            .map_or(1, |v| v.parallelism.max(1))
+    };
+    for (e, &n) in edges.iter_mut().zip(&counts) {
+        if n > max_rows {
+            let producers = parallelism(e.from);
+            let per_row = producers.div_ceil(max_rows as u32).max(1);
+            e.groups = (0..producers.div_ceil(per_row))
+                .map(|r| ChannelGroup {
+                    producers: (r * per_row, ((r + 1) * per_row).min(producers) - 1),
+                    ..ChannelGroup::default()
+                })
+                .collect();
+        }
+    }
     let blocked: Vec<Vec<u32>> = sim
         .tasks
         .iter()
@@ -180,6 +260,50 @@ pub fn graph_model(sim: &Simulation) -> GraphModel {
                 continue;
             };
             let remote = channel.kind == ChannelKind::Remote;
+            let blocked_here = s.is_blocked()
+                || blocked
+                    .get(channel.task as usize)
+                    .is_some_and(|b| b.contains(&channel.index));
+            if !edge.groups.is_empty() {
+                // Folded: counted without collecting the queue.
+                let per_row = edge.groups[0].producers.1 + 1;
+                let row = (producer.id.subtask / per_row) as usize;
+                let last = edge.groups.len() - 1;
+                let g = &mut edge.groups[row.min(last)];
+                let items = || {
+                    let received = if remote {
+                        Some(channel.received().iter())
+                    } else {
+                        None
+                    };
+                    received.into_iter().flatten().chain(s.queue().iter())
+                };
+                let mut queued = 0;
+                for item in items() {
+                    match item {
+                        NetItem::Buffer(b) => {
+                            queued += 1;
+                            g.queued_bytes += u64::from(b.bytes);
+                        }
+                        NetItem::Event(_) => {
+                            if let Some((_, unaligned)) = barrier_of(item) {
+                                if unaligned {
+                                    g.unaligned_barriers += 1;
+                                } else {
+                                    g.aligned_barriers += 1;
+                                }
+                            }
+                        }
+                    }
+                }
+                g.channels += 1;
+                g.queued += u64::from(queued);
+                g.max_queued = g.max_queued.max(queued);
+                g.capacity += u64::from(MAX_BUFFERS_PER_CHANNEL);
+                g.remote += u32::from(remote);
+                g.blocked += u32::from(blocked_here);
+                continue;
+            }
             // Head of the line first: what the consumer reads next. For a remote channel the
             // buffers already received come before those still in the producer's queue.
             let items: Vec<&NetItem> = if remote {
@@ -203,10 +327,6 @@ pub fn graph_model(sim: &Simulation) -> GraphModel {
                     })
                 })
                 .collect();
-            let blocked_here = s.is_blocked()
-                || blocked
-                    .get(channel.task as usize)
-                    .is_some_and(|b| b.contains(&channel.index));
             edge.channels.push(ChannelModel {
                 producer: producer.id.subtask,
                 consumer: consumer.id.subtask,
@@ -285,5 +405,70 @@ mod tests {
         assert!(high > 0, "no HIGH back pressure");
         assert!(barriers > 0, "no barrier in flight");
         assert!(blocked > 0, "no blocked channel");
+    }
+
+    /// Folds `channels` into rows of `per_row` producers, as the model folds a large edge.
+    fn fold(channels: &[ChannelModel], per_row: u32) -> Vec<ChannelGroup> {
+        let mut rows: Vec<ChannelGroup> = Vec::new();
+        for c in channels {
+            let row = (c.producer / per_row) as usize;
+            if rows.len() <= row {
+                rows.resize(row + 1, ChannelGroup::default());
+            }
+            let g = &mut rows[row];
+            g.producers = (row as u32 * per_row, g.producers.1.max(c.producer));
+            g.channels += 1;
+            g.queued += u64::from(c.queued);
+            g.queued_bytes += c.queued_bytes;
+            g.capacity += u64::from(c.capacity);
+            g.max_queued = g.max_queued.max(c.queued);
+            g.remote += u32::from(c.remote);
+            g.blocked += u32::from(c.blocked);
+            for b in &c.barriers {
+                if b.unaligned {
+                    g.unaligned_barriers += 1;
+                } else {
+                    g.aligned_barriers += 1;
+                }
+            }
+        }
+        rows
+    }
+
+    #[test]
+    fn a_large_edge_folds_into_rows_that_add_up_to_its_channels() {
+        // 12 x 12 subtasks over the hash edge: 144 channels, folded into rows of 2 producers.
+        let mut scenario = preset("seed-backpressure").unwrap();
+        for op in &mut scenario.operators {
+            op.parallelism = Some(12);
+        }
+        scenario.cluster.taskmanagers = 2;
+        let mut sim = Simulation::new(scenario).unwrap();
+        let (mut blocked, mut barriers, mut remote) = (0, 0, 0);
+        let mut t = 0;
+        while t < 30_000_000 {
+            t += 100_000;
+            sim.run_until(t);
+            let folded = graph_model_folding(&sim, 8);
+            let listed = graph_model_folding(&sim, usize::MAX);
+            for (f, l) in folded.edges.iter().zip(&listed.edges) {
+                if l.channels.len() <= 8 {
+                    assert_eq!(f.channels, l.channels);
+                    assert!(f.groups.is_empty());
+                    continue;
+                }
+                assert!(f.channels.is_empty() && f.groups.len() <= 8);
+                assert_eq!(f.channel_count(), l.channels.len());
+                let per_row = f.groups[0].producers.1 + 1;
+                assert_eq!(f.groups, fold(&l.channels, per_row), "at {t} µs");
+                blocked += f.groups.iter().map(|g| g.blocked).sum::<u32>();
+                barriers += f.groups.iter().map(|g| g.aligned_barriers).sum::<u32>();
+                remote += f.groups.iter().map(|g| g.remote).sum::<u32>();
+            }
+        }
+        assert!(
+            blocked > 0 && barriers > 0 && remote > 0,
+            "{blocked} {barriers} {remote}"
+        );
     }
 }

@@ -13,6 +13,7 @@
 //! - `fuzz`: hostile mutations of the presets for `barrierlab fuzz-scenarios`.
 //! - `vertex_id`: `JobVertexID`s derived from operator uids, as Flink derives them.
 
+mod bench;
 mod config;
 mod config_keys;
 pub mod cost;
@@ -37,6 +38,7 @@ mod tests_flink_conf;
 #[cfg(test)]
 mod tests_graph;
 
+pub use bench::bench_job;
 pub use config::{
     CheckpointingMode, DebloatConfig, ExternalizedCheckpointRetention, FlinkConfig,
     RestartStrategy, StateBackendType,

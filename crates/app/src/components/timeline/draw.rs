@@ -108,12 +108,15 @@ fn phase_rects(p: &Phases, label: &str, id: u64, ax: Axis, y: f64) -> Html {
     }
 }
 
-/// The groups for `cps` from `y` down, and the y below the last one.
+/// The groups for `cps` from `y` down, and the y below the last one. With `visible` (a y range),
+/// subtask rows outside it are laid out but not drawn: a 4096-subtask checkpoint scrolls
+/// through a window of rows instead of redrawing every one.
 pub fn groups(
     cps: &[&TimelineCheckpoint],
     ax: Axis,
     mut y: f64,
     onpin: &Callback<u64>,
+    visible: Option<(f64, f64)>,
 ) -> (Vec<Html>, f64) {
     let d = ax.d;
     let label_w = d.label_w;
@@ -131,9 +134,12 @@ pub fn groups(
         let subtask_rows: Vec<Html> = cp
             .subtasks
             .iter()
-            .map(|s| {
+            .filter_map(|s| {
                 let row_y = y;
                 y += ROW_H;
+                if visible.is_some_and(|(top, bottom)| row_y + ROW_H < top || row_y > bottom) {
+                    return None;
+                }
                 let title = match &s.phases {
                     Some(ph) => format!(
                         "{} · {kind} {}: start delay {}, alignment {}, sync {}, async {}, acknowledged at +{}{}{}{}",
@@ -144,7 +150,7 @@ pub fn groups(
                     ),
                     None => format!("{} · {kind} {}: not acknowledged", s.label, cp.id),
                 };
-                html! {
+                Some(html! {
                     <g class={classes!("tl-row", "subtask", s.outlier.then_some("outlier"))}>
                         <title>{ title }</title>
                         <text class="tl-label" x="4" y={(row_y + ROW_H - 4.0).to_string()}>{ s.label.clone() }</text>
@@ -164,7 +170,7 @@ pub fn groups(
                             },
                         } }
                     </g>
-                }
+                })
             })
             .collect();
         let cy = jm_y + ROW_H / 2.0;

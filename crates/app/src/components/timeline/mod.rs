@@ -24,6 +24,10 @@ use view::{View, ViewAction, PAN_STEP, ZOOM_STEP};
 
 /// Subtask rows shown at most while following the newest (whole checkpoints; at least one).
 const MAX_ROWS: usize = 26;
+/// Above this many rows the chart scrolls in a box and draws only the rows in view.
+const VIRTUAL_ROWS: usize = 120;
+/// Rows drawn beyond each edge of the view, so a scroll shows no gap before the redraw.
+const OVERSCAN_PX: f64 = 300.0;
 
 #[derive(Properties, PartialEq)]
 pub struct TimelineProps {
@@ -61,6 +65,9 @@ pub fn timeline(p: &TimelineProps) -> Html {
     let drag = use_mut_ref(|| None::<(f64, View)>);
     let svg_ref = use_node_ref();
     let wrap_ref = use_node_ref();
+    // The scroll box's (scrollTop, clientHeight) in CSS pixels, for a chart of many rows.
+    let scroll = use_state(|| (0.0f64, 600.0f64));
+    let scroll_ref = use_node_ref();
 
     // Ctrl + wheel zooms around the pointer. A native listener: it must not be passive, or the
     // browser would zoom the page too. A plain wheel still scrolls the page.
@@ -215,7 +222,28 @@ pub fn timeline(p: &TimelineProps) -> Html {
     let span = cps.iter().map(|c| c.span()).max().unwrap_or(1).max(1000);
     let (t0, t1) = view.range(span);
     let ax = Axis::new(d, t0, t1);
-    let (groups, bottom) = draw::groups(&cps, ax, AXIS_H, &onpin);
+    let rows: usize = cps.iter().map(|c| c.subtasks.len() + 1).sum();
+    let virtual_rows = rows > VIRTUAL_ROWS;
+    // The view's y range in chart units: the chart is scaled to the box's width.
+    let visible = virtual_rows.then(|| {
+        let width = scroll_ref
+            .cast::<web_sys::Element>()
+            .map_or(d.w, |e| f64::from(e.client_width()));
+        let scale = (width / d.w).max(0.1);
+        let (top, view_h) = *scroll;
+        (
+            (top - OVERSCAN_PX) / scale,
+            (top + view_h + OVERSCAN_PX) / scale,
+        )
+    });
+    let onscroll = {
+        let scroll = scroll.clone();
+        Callback::from(move |e: Event| {
+            let el: web_sys::Element = e.target_unchecked_into();
+            scroll.set((f64::from(el.scroll_top()), f64::from(el.client_height())));
+        })
+    };
+    let (groups, bottom) = draw::groups(&cps, ax, AXIS_H, &onpin, visible);
     let height = bottom + 8.0;
     let range_text = format!(
         "showing +{} … +{} ({:.1}×){}",
@@ -265,7 +293,8 @@ pub fn timeline(p: &TimelineProps) -> Html {
             if cps.is_empty() {
                 <p class="empty">{ "Per-subtask checkpoint phases appear here once a checkpoint is triggered." }</p>
             } else {
-            <div class="timeline-scroll">
+            <div class={classes!("timeline-scroll", virtual_rows.then_some("tall"))} ref={scroll_ref}
+                 onscroll={onscroll} data-rows={rows.to_string()}>
                 <svg ref={svg_ref} class={classes!("timeline", (view.zoom > 1.0).then_some("zoomed"))}
                      viewBox={format!("0 0 {} {height}", d.w)}
                      style={if p.compact { String::new() } else { format!("min-width: {}px", if p.narrow { d.w } else { d.w * 0.7 }) }} role="img"

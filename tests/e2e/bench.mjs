@@ -1,0 +1,82 @@
+// The browser benchmark (issue #16): `node tests/e2e/bench.mjs` after `trunk build --release`.
+// Not a test: it prints figures and judges none (a shared machine is too noisy to time).
+//  - the engine natively (`barrierlab bench`, release build) beside the bare-loop floor;
+//  - the same engine in Chromium (`window.barrierlabBench`, the page's wasm, no UI), with its
+//    fingerprint, which must equal the native one (determinism across builds);
+//  - bench-512 and the 4096-subtask job in the playground, with the UI drawing: simulated seconds
+//    per wall second, rAF intervals and the work of each tick, at 1x and at max speed.
+// BENCH_SECONDS (default 10) sets the engine runs' simulated seconds.
+import { execFileSync } from 'node:child_process';
+import { serveDist, launch, pause } from './harness.mjs';
+import { INSTRUMENT, measure, fmt } from './frames.mjs';
+
+const ROOT = new URL('../..', import.meta.url).pathname;
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const cli = (...args) => execFileSync('cargo', ['run', '-q', '--release', '-p', 'barrierlab-cli', '--', ...args],
+  { encoding: 'utf8', cwd: ROOT, maxBuffer: 1 << 26 });
+
+console.log('# native');
+const native = cli('bench', '--repeat', '1', '--large-seconds', String(SECONDS));
+process.stdout.write(native);
+const nativeRate = {};
+const nativeFp = {};
+for (const m of native.matchAll(/bench-512 on (\d+) TaskManager.*?([\d.]+) M record-hops\/s, fingerprint (\w+)/g)) {
+  nativeRate[m[1]] = Number(m[2]);
+  nativeFp[m[1]] = m[3];
+}
+
+const site = await serveDist();
+const browser = await launch();
+const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+await page.addInitScript(INSTRUMENT);
+await page.goto(site.url);
+await page.waitForSelector('#sim-time', { timeout: 60000 });
+await pause(page);
+
+console.log('\n# the engine in Chromium (main thread, no UI)');
+for (const tms of [1, 8]) {
+  const r = JSON.parse(await page.evaluate(([s, t]) => window.barrierlabBench(s, t), [SECONDS, tms]));
+  if (r.error) throw new Error(r.error);
+  const rate = r.record_hops / r.wall_ms / 1e3;
+  const same = nativeFp[tms] === undefined ? 'no native run' : nativeFp[tms] === r.fingerprint ? 'same as native' : `DIFFERS from native ${nativeFp[tms]}`;
+  console.log(`bench-512 on ${tms} TaskManager(s): ${SECONDS} s simulated in ${(r.wall_ms / 1000).toFixed(2)} s wall, ` +
+    `${rate.toFixed(1)} M record-hops/s (${nativeRate[tms] ? (rate / nativeRate[tms]).toFixed(2) + 'x native' : 'no native figure'}), ` +
+    `fingerprint ${r.fingerprint} (${same})`);
+}
+await page.close();
+
+/** Opens `file` as a link (consenting if asked), plays it at 1x then max, prints the figures. */
+async function playground(file) {
+  const link = cli('share', `${ROOT}${file}`).trim().split('\n').pop().replace(/^\//, '');
+  const p = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  await p.addInitScript(INSTRUMENT);
+  const t0 = Date.now();
+  await p.goto(`${site.url}${link}`);
+  await p.waitForSelector('#sim-time', { timeout: 60000 });
+  if (await p.locator('#consent-run').count()) {
+    await p.evaluate(() => setTimeout(() => document.getElementById('consent-run').click(), 0));
+  }
+  await p.waitForFunction(() => !document.querySelector('#consent'), null, { timeout: 120000, polling: 250 });
+  const opened = Date.now() - t0;
+  const sim = async () => Number((await p.textContent('#sim-time')).match(/([\d.]+) s/)?.[1] ?? NaN);
+  const out = [`${file}: open ${opened} ms`];
+  for (const speed of ['1', 'max']) {
+    await p.selectOption('#speed', speed);
+    await p.waitForTimeout(1000);
+    const s0 = await sim(); const w0 = Date.now();
+    const f = await measure(p, 6000);
+    const rate = (await sim() - s0) / ((Date.now() - w0) / 1000);
+    out.push(`  ${speed === '1' ? '1x ' : 'max'}: ${rate.toFixed(2)} simulated s per wall s; ${fmt(f)}`);
+  }
+  const mem = await p.evaluate(() => window.barrierlabWasmMemory?.buffer?.byteLength ?? 0);
+  const nodes = await p.evaluate(() => document.getElementsByTagName('*').length);
+  out.push(`  wasm memory ${(mem / 2 ** 20).toFixed(0)} MiB, ${nodes} DOM nodes`);
+  console.log(out.join('\n'));
+  await p.close();
+}
+
+console.log('\n# the playground, UI drawing (the simulation shares the main thread)');
+await playground('tests/fixtures/scale/bench-512.json');
+await playground('tests/fixtures/scale/job-4096.json');
+await browser.close();
+await site.close();
