@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::model::graph::{GraphModel, SubtaskModel, VertexModel};
+use crate::model::graph::{level_rank, GraphModel, SubtaskModel, VertexModel};
 use crate::model::subtask_label;
 
 #[derive(Properties, PartialEq)]
@@ -35,14 +35,6 @@ fn bar(busy: f64, backpressured: f64, idle: f64) -> Html {
 pub const MAX_SUBTASK_ROWS: usize = 256;
 /// The subtasks a large job's table lists, worst first.
 const TOP_SUBTASKS: usize = 50;
-
-fn level_rank(level: &str) -> u8 {
-    match level {
-        "high" => 2,
-        "low" => 1,
-        _ => 0,
-    }
-}
 
 fn subtask_row(v: &VertexModel, s: &SubtaskModel) -> Html {
     let level = s.level.to_ascii_uppercase();

@@ -68,6 +68,35 @@ impl EdgeModel {
     }
 }
 
+impl ChannelGroup {
+    /// Counts channel `c` into the row.
+    fn add(&mut self, c: &ChannelModel) {
+        self.channels += 1;
+        self.queued += u64::from(c.queued);
+        self.queued_bytes += c.queued_bytes;
+        self.capacity += u64::from(c.capacity);
+        self.max_queued = self.max_queued.max(c.queued);
+        self.remote += u32::from(c.remote);
+        self.blocked += u32::from(c.blocked);
+        for b in &c.barriers {
+            if b.unaligned {
+                self.unaligned_barriers += 1;
+            } else {
+                self.aligned_barriers += 1;
+            }
+        }
+    }
+}
+
+/// The backpressure levels in order, for the worst of several: `ok` < `low` < `high`.
+pub fn level_rank(level: &str) -> u8 {
+    match level {
+        "high" => 2,
+        "low" => 1,
+        _ => 0,
+    }
+}
+
 /// Edges with more channels than this are drawn as folded groups.
 pub const MAX_CHANNEL_ROWS: usize = 64;
 
@@ -264,70 +293,23 @@ fn graph_model_folding(sim: &Simulation, max_rows: usize) -> GraphModel {
                 || blocked
                     .get(channel.task as usize)
                     .is_some_and(|b| b.contains(&channel.index));
-            if !edge.groups.is_empty() {
-                // Folded: counted without collecting the queue.
-                let per_row = edge.groups[0].producers.1 + 1;
-                let row = (producer.id.subtask / per_row) as usize;
-                let last = edge.groups.len() - 1;
-                let g = &mut edge.groups[row.min(last)];
-                let items = || {
-                    let received = if remote {
-                        Some(channel.received().iter())
-                    } else {
-                        None
-                    };
-                    received.into_iter().flatten().chain(s.queue().iter())
-                };
-                let mut queued = 0;
-                for item in items() {
-                    match item {
-                        NetItem::Buffer(b) => {
-                            queued += 1;
-                            g.queued_bytes += u64::from(b.bytes);
-                        }
-                        NetItem::Event(_) => {
-                            if let Some((_, unaligned)) = barrier_of(item) {
-                                if unaligned {
-                                    g.unaligned_barriers += 1;
-                                } else {
-                                    g.aligned_barriers += 1;
-                                }
-                            }
-                        }
-                    }
-                }
-                g.channels += 1;
-                g.queued += u64::from(queued);
-                g.max_queued = g.max_queued.max(queued);
-                g.capacity += u64::from(MAX_BUFFERS_PER_CHANNEL);
-                g.remote += u32::from(remote);
-                g.blocked += u32::from(blocked_here);
-                continue;
-            }
             // Head of the line first: what the consumer reads next. For a remote channel the
             // buffers already received come before those still in the producer's queue.
-            let items: Vec<&NetItem> = if remote {
-                channel.received().iter().chain(s.queue().iter()).collect()
-            } else {
-                s.queue().iter().collect()
-            };
-            let queued = items
-                .iter()
-                .filter(|i| matches!(i, NetItem::Buffer(_)))
-                .count() as u32;
-            let queued_bytes = items.iter().map(|i| u64::from(i.data_bytes())).sum();
-            let barriers = items
-                .iter()
-                .enumerate()
-                .filter_map(|(pos, item)| {
-                    barrier_of(item).map(|(id, unaligned)| BarrierInFlight {
+            let received = remote.then(|| channel.received().iter());
+            let items = received.into_iter().flatten().chain(s.queue().iter());
+            let (mut queued, mut queued_bytes, mut barriers) = (0, 0, Vec::new());
+            for (pos, item) in items.enumerate() {
+                queued += u32::from(matches!(item, NetItem::Buffer(_)));
+                queued_bytes += u64::from(item.data_bytes());
+                if let Some((id, unaligned)) = barrier_of(item) {
+                    barriers.push(BarrierInFlight {
                         id,
                         unaligned,
                         position: pos as u32,
-                    })
-                })
-                .collect();
-            edge.channels.push(ChannelModel {
+                    });
+                }
+            }
+            let c = ChannelModel {
                 producer: producer.id.subtask,
                 consumer: consumer.id.subtask,
                 queued,
@@ -337,7 +319,14 @@ fn graph_model_folding(sim: &Simulation, max_rows: usize) -> GraphModel {
                 blocked: blocked_here,
                 buffer_size: s.buffer_size(),
                 barriers,
-            });
+            };
+            if edge.groups.is_empty() {
+                edge.channels.push(c);
+            } else {
+                let per_row = edge.groups[0].producers.1 + 1;
+                let last = edge.groups.len() - 1;
+                edge.groups[((c.producer / per_row) as usize).min(last)].add(&c);
+            }
         }
     }
     for e in &mut edges {

@@ -3,9 +3,14 @@
 
 use yew::prelude::*;
 
-use super::{busy_colour, per_cell, subtask_title, CH_BAR_W, SUB, SUBS_PER_ROW, SUB_GAP};
+use super::{
+    busy_box, busy_colour, per_cell, press_keys, subtask_title, CH_BAR_W, SUB, SUBS_PER_ROW,
+    SUB_GAP,
+};
 use crate::format;
-use crate::model::graph::{ChannelGroup, EdgeModel, GraphModel, SubtaskModel, VertexModel};
+use crate::model::graph::{
+    level_rank, ChannelGroup, EdgeModel, GraphModel, SubtaskModel, VertexModel,
+};
 
 /// What a folded cell shows of its subtasks: the worst level, the highest busy and
 /// backpressured time, and whether all finished.
@@ -19,11 +24,6 @@ struct CellSummary {
 }
 
 fn summarize(subtasks: &[SubtaskModel]) -> Option<CellSummary> {
-    let rank = |l: &str| match l {
-        "high" => 2,
-        "low" => 1,
-        _ => 0,
-    };
     let first = subtasks.first()?;
     let mut c = CellSummary {
         first: first.index,
@@ -36,7 +36,7 @@ fn summarize(subtasks: &[SubtaskModel]) -> Option<CellSummary> {
     for s in subtasks {
         c.last = c.last.max(s.index);
         c.first = c.first.min(s.index);
-        if rank(s.level) > rank(c.level) {
+        if level_rank(s.level) > level_rank(c.level) {
             c.level = s.level;
         }
         c.busy = c.busy.max(s.busy);
@@ -63,16 +63,7 @@ pub(super) fn render_cells(
             let y = top + f64::from(i / SUBS_PER_ROW) * (SUB + SUB_GAP);
             let key = (v.id, c.first, c.last);
             let onclick = onexpand.reform(move |_: MouseEvent| key);
-            let onkeydown = {
-                let on = onexpand.clone();
-                Callback::from(move |k: KeyboardEvent| {
-                    if k.key() == "Enter" || k.key() == " " {
-                        k.prevent_default();
-                        k.stop_propagation();
-                        on.emit(key);
-                    }
-                })
-            };
+            let onkeydown = press_keys(onexpand, key);
             let open = expanded == Some(key);
             let label = format!(
                 "{} subtasks {}–{}: highest busy {}, back pressure {}",
@@ -83,12 +74,7 @@ pub(super) fn render_cells(
                    data-first={c.first.to_string()} data-last={c.last.to_string()} data-level={c.level}
                    {onclick} {onkeydown} role="button" tabindex="0" aria-label={label.clone()} aria-expanded={open.to_string()}>
                     <title>{ label }</title>
-                    <rect class="busy-fill" x={x.to_string()} y={y.to_string()} width={SUB.to_string()} height={SUB.to_string()} rx="3"
-                          style={format!("fill: {}", busy_colour(c.busy))} data-busy={format!("{:.2}", c.busy)} />
-                    if c.backpressured > 0.005 {
-                        <rect class="bp-bar" x={x.to_string()} y={(y + SUB * (1.0 - c.backpressured)).to_string()}
-                              width="4" height={(SUB * c.backpressured).to_string()} />
-                    }
+                    { busy_box(x, y, c.busy, c.backpressured) }
                 </g>
             })
         }) }

@@ -222,6 +222,33 @@ fn busy_colour(busy: f64) -> String {
     )
 }
 
+/// Reached with Tab, chosen with Enter or Space as a button is: `cb` gets `key`. Space must not
+/// also reach the page's play/pause shortcut.
+fn press_keys<T: Copy + 'static>(cb: &Callback<T>, key: T) -> Callback<KeyboardEvent> {
+    let cb = cb.clone();
+    Callback::from(move |k: KeyboardEvent| {
+        if k.key() == "Enter" || k.key() == " " {
+            k.prevent_default();
+            k.stop_propagation();
+            cb.emit(key);
+        }
+    })
+}
+
+/// A subtask's (or a folded range's) box: filled by busy time, with the backpressured bar.
+fn busy_box(x: f64, y: f64, busy: f64, backpressured: f64) -> Html {
+    html! {
+        <>
+            <rect class="busy-fill" x={x.to_string()} y={y.to_string()} width={SUB.to_string()} height={SUB.to_string()} rx="3"
+                  style={format!("fill: {}", busy_colour(busy))} data-busy={format!("{busy:.2}")} />
+            if backpressured > 0.005 {
+                <rect class="bp-bar" x={x.to_string()} y={(y + SUB * (1.0 - backpressured)).to_string()}
+                      width="4" height={(SUB * backpressured).to_string()} />
+            }
+        </>
+    }
+}
+
 fn render_vertex(
     v: &VertexModel,
     p: &Placed,
@@ -260,18 +287,7 @@ fn render_vertex(
                     let (on, key) = (onselect.clone(), (v.id, s.index));
                     Callback::from(move |_: MouseEvent| on.emit(key))
                 };
-                // Reached with Tab, selected with Enter or Space as a button is; Space must not
-                // also reach the page's play/pause shortcut.
-                let onkeydown = {
-                    let (on, key) = (onselect.clone(), (v.id, s.index));
-                    Callback::from(move |k: KeyboardEvent| {
-                        if k.key() == "Enter" || k.key() == " " {
-                            k.prevent_default();
-                            k.stop_propagation();
-                            on.emit(key);
-                        }
-                    })
-                };
+                let onkeydown = press_keys(onselect, (v.id, s.index));
                 let is_selected = selected == Some((v.id, s.index));
                 let label = format!("{} — busy {}, back pressure {}", subtask_label(&v.name, s.index), format::percent(s.busy), s.level.to_ascii_uppercase());
                 html! {
@@ -279,12 +295,7 @@ fn render_vertex(
                        data-subtask={s.index.to_string()} data-level={s.level} {onclick} {onkeydown} role="button"
                        tabindex="0" aria-label={label} aria-pressed={is_selected.to_string()}>
                         <title>{ subtask_title(&v.name, s) }</title>
-                        <rect class="busy-fill" x={x.to_string()} y={y.to_string()} width={SUB.to_string()} height={SUB.to_string()} rx="3"
-                              style={format!("fill: {}", busy_colour(s.busy))} data-busy={format!("{:.2}", s.busy)} />
-                        if s.backpressured > 0.005 {
-                            <rect class="bp-bar" x={x.to_string()} y={(y + SUB * (1.0 - s.backpressured)).to_string()}
-                                  width="4" height={(SUB * s.backpressured).to_string()} />
-                        }
+                        { busy_box(x, y, s.busy, s.backpressured) }
                         <text x={(x + SUB / 2.0).to_string()} y={(y + SUB / 2.0 + 3.5).to_string()} text-anchor="middle">
                             { s.index.to_string() }
                         </text>
