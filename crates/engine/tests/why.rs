@@ -121,3 +121,30 @@ fn the_log_stays_bounded_on_a_long_run() {
     };
     assert!(noted(newest) && !noted(newest - KEEP_CHECKPOINTS));
 }
+
+#[test]
+fn the_first_checkpoint_says_it_ran_on_cold_jvms_and_only_it() {
+    let sim = run("seed-demo", 12 * MICROS_PER_SEC);
+    let first = why(&sim, 1).sentences.join(" ");
+    assert!(first.contains("It ran on cold TaskManager JVMs"), "{first}");
+    assert!(
+        first.contains("its trigger, sync phase, async phase"),
+        "{first}"
+    );
+    // 27 + 11 + 12 + 5 + 8 ms of defaults on the one TaskManager.
+    assert!(first.contains("up to 63 ms along its path"), "{first}");
+    let second = why(&sim, 2).sentences.join(" ");
+    assert!(!second.contains("cold"), "{second}");
+
+    // A warm JVM (every warm-up cost 0): nothing to say.
+    let mut scenario = preset("seed-demo").unwrap();
+    for path in ["trigger", "sync", "async", "keyed-sync", "keyed-async"] {
+        scenario
+            .config
+            .insert(format!("barrierlab.warm-up.{path}"), "0".into());
+    }
+    let mut warm = Simulation::new(scenario).unwrap();
+    warm.run_until(12 * MICROS_PER_SEC);
+    let first = why(&warm, 1).sentences.join(" ");
+    assert!(!first.contains("cold"), "{first}");
+}

@@ -376,8 +376,9 @@ mod tests {
         let mut sim = Simulation::new(preset("seed-backpressure").unwrap()).unwrap();
         let (mut blocked, mut barriers, mut high) = (0, 0, 0);
         let mut t = 0;
+        // Sampled every 5 ms: the 9-key subtask aligns for about 5 ms a checkpoint.
         while t < 30_000_000 {
-            t += 40_000;
+            t += 5_000;
             sim.run_until(t);
             let m = graph_model(&sim);
             let chans = m.edges.iter().flat_map(|e| e.channels.iter());

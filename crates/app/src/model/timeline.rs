@@ -219,9 +219,11 @@ mod tests {
         {
             assert!(c.notify.unwrap() >= c.end.unwrap(), "{c:#?}");
         }
-        assert!(calm
-            .iter()
-            .all(|c| !c.outlier && c.subtasks.iter().all(|s| !s.outlier)));
+        // Only checkpoint 1 stands out: it runs on cold JVMs (68 ms against 10-13 ms).
+        for c in &calm {
+            let marked = c.outlier || c.subtasks.iter().any(|s| s.outlier);
+            assert_eq!(marked, c.id == 1, "{c:#?}");
+        }
         let slow = run("seed-backpressure", 30_000_000);
         let marked = slow
             .iter()

@@ -41,6 +41,17 @@ pub enum RestartStrategy {
     },
 }
 
+/// `barrierlab.warm-up.*`: what the first use of each checkpoint path costs a cold
+/// TaskManager JVM (`task/warm_up.rs`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WarmUpCosts {
+    pub trigger: Micros,
+    pub sync: Micros,
+    pub async_phase: Micros,
+    pub keyed_sync: Micros,
+    pub keyed_async: Micros,
+}
+
 /// `taskmanager.network.memory.buffer-debloat.*` and the segment sizes, resolved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DebloatConfig {
@@ -166,6 +177,8 @@ pub struct FlinkConfig {
     pub storage_write_latency: Micros,
     /// Bytes per second.
     pub storage_write_throughput: u64,
+    /// `barrierlab.warm-up.*`: the first checkpoint in a TaskManager's JVM runs cold.
+    pub warm_up: WarmUpCosts,
 }
 
 impl Default for FlinkConfig {
@@ -365,6 +378,13 @@ impl FlinkConfig {
             thread_jitter: r.micros("barrierlab.thread-jitter"),
             network_latency: r.micros("barrierlab.network-latency"),
             network_throughput: r.bytes("barrierlab.network-throughput"),
+            warm_up: WarmUpCosts {
+                trigger: r.micros("barrierlab.warm-up.trigger"),
+                sync: r.micros("barrierlab.warm-up.sync"),
+                async_phase: r.micros("barrierlab.warm-up.async"),
+                keyed_sync: r.micros("barrierlab.warm-up.keyed-sync"),
+                keyed_async: r.micros("barrierlab.warm-up.keyed-async"),
+            },
             storage_write_latency: if r.explicit("barrierlab.storage.write-latency") {
                 r.micros("barrierlab.storage.write-latency")
             } else {

@@ -41,7 +41,7 @@ mod tests_graph;
 pub use bench::bench_job;
 pub use config::{
     CheckpointingMode, DebloatConfig, ExternalizedCheckpointRetention, FlinkConfig,
-    RestartStrategy, StateBackendType,
+    RestartStrategy, StateBackendType, WarmUpCosts,
 };
 pub use config_keys::{
     check_value, closest_key, edit_distance, flink_path, format_thousandths, parse_thousandths,

@@ -6,8 +6,8 @@ use crate::barrier::{CheckpointBarrier, CheckpointOptions, CheckpointType};
 use crate::coordinator::{
     CheckpointFailureReason, CheckpointKind, CoordinatorEffect, CoordinatorInput,
 };
-use crate::task::Mail;
 use crate::task::TaskStateSnapshot;
+use crate::task::{ColdPath, Mail};
 use crate::trace::TraceKind;
 use crate::types::{CheckpointId, Micros, SubtaskId};
 use std::collections::BTreeMap;
@@ -32,16 +32,16 @@ impl Simulation {
     }
 
     fn send_mail(&mut self, to: &[SubtaskId], mail: impl Fn() -> Mail, urgent: bool) {
-        self.send_mail_after(self.params.rpc_latency, false, to, mail, urgent);
+        self.send_mail_after(self.params.rpc_latency, None, to, mail, urgent);
     }
 
-    /// Sends `mail` to each task `latency` from now. Trigger RPCs (`trigger_rpc`) also get thread
-    /// jitter, and each TaskExecutor handles them one after another: the k-th task triggered on a
-    /// TaskManager gets its mail k × `trigger_dispatch` later.
+    /// Sends `mail` to each task `latency` from now. Trigger RPCs (`trigger`: of that checkpoint)
+    /// also get thread jitter, and each TaskExecutor handles them one after another: the k-th task
+    /// triggered on a TaskManager gets its mail k × `trigger_dispatch` later.
     fn send_mail_after(
         &mut self,
         latency: Micros,
-        trigger_rpc: bool,
+        trigger: Option<CheckpointId>,
         to: &[SubtaskId],
         mail: impl Fn() -> Mail,
         urgent: bool,
@@ -49,12 +49,18 @@ impl Simulation {
         let mut handled: BTreeMap<u32, Micros> = BTreeMap::new();
         for id in to {
             if let Some(task) = self.task_index(*id) {
-                let extra = if trigger_rpc {
+                let extra = if let Some(id) = trigger {
                     let tm = self.taskmanager.get(task as usize).copied().unwrap_or(0);
                     let queued = handled.entry(tm).or_insert(0);
                     let behind = *queued;
                     *queued = queued.saturating_add(self.params.trigger_dispatch);
-                    behind.saturating_add(self.jitter())
+                    let extra = behind.saturating_add(self.jitter());
+                    // A cold TaskManager first loads the trigger path's classes (`warm_up.rs`).
+                    let at = self.now.saturating_add(latency).saturating_add(extra);
+                    let cold = self.warm_ups.get_mut(tm as usize).map_or(0, |w| {
+                        w.wait(ColdPath::Trigger, at, &self.params.task.warm_up, id)
+                    });
+                    extra.saturating_add(cold)
                 } else {
                     0
                 };
@@ -141,7 +147,7 @@ impl Simulation {
                 let latency = self.params.trigger_latency;
                 self.send_mail_after(
                     latency,
-                    true,
+                    Some(id),
                     &tasks,
                     || Mail::TriggerCheckpoint { barrier },
                     urgent,

@@ -255,7 +255,7 @@ impl Simulation {
         self.net = d.net;
         self.channel_state = super::channel_state_writers(&self.graph, &d.taskmanager);
         self.taskmanager = d.taskmanager;
-        self.size_flush_threads();
+        self.size_taskmanagers();
         self.wake_at = vec![None; n];
         self.timer_at = vec![None; n];
         self.status = JobStatus::Running;

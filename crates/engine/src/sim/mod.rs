@@ -182,6 +182,8 @@ pub struct Simulation {
     pub taskmanager: Vec<u32>,
     /// Each TaskManager's RocksDB/ForSt flush thread, which its subtasks' sync phases queue for.
     pub flush_threads: Vec<crate::state::FlushThread>,
+    /// Each TaskManager's JVM warming up: its first checkpoint runs cold (`task/warm_up.rs`).
+    pub warm_ups: Vec<crate::task::WarmUp>,
     /// The TaskManagers' shared channel-state files (unaligned checkpoints).
     pub channel_state: ChannelStateWriters,
     pub coordinator: CheckpointCoordinator,
@@ -319,6 +321,7 @@ impl Simulation {
                 checkpoint_during_recovery: c.recover_output_on_downstream
                     && c.checkpointing_during_recovery
                     && c.unaligned_enabled,
+                warm_up: c.warm_up,
             },
         };
         let job_id = format!(
@@ -342,6 +345,7 @@ impl Simulation {
             channel_state,
             taskmanager: deployment.taskmanager,
             flush_threads: Vec::new(),
+            warm_ups: Vec::new(),
             coordinator,
             trace: Trace::default(),
             barrier_log: BarrierLog::default(),
@@ -373,7 +377,7 @@ impl Simulation {
             fold_records: true,
             over_budget_consented: false,
         };
-        sim.size_flush_threads();
+        sim.size_taskmanagers();
         for (i, f) in sim.faults.iter().enumerate() {
             if let Some(at) = f.time() {
                 sim.queue.push(at, Event::Fault { index: i as u32 });
@@ -583,6 +587,7 @@ impl Simulation {
         {
             let mut ctx = TaskCtx {
                 flush_thread: &mut self.flush_threads[tm],
+                warm_up: &mut self.warm_ups[tm],
                 now: self.now,
                 net: &mut self.net,
                 trace: &mut self.trace,
@@ -598,13 +603,35 @@ impl Simulation {
         self.effects = effects;
     }
 
-    /// One flush thread per TaskManager the deployment uses (a redeploy keeps those there are:
-    /// the TaskManager processes outlive the tasks).
-    pub(crate) fn size_flush_threads(&mut self) {
+    /// One flush thread and one JVM per TaskManager the deployment uses (a redeploy keeps those
+    /// there are: the TaskManager processes outlive the tasks).
+    pub(crate) fn size_taskmanagers(&mut self) {
         let n = self.taskmanager.iter().max().map_or(0, |&m| m as usize + 1);
         if self.flush_threads.len() < n {
             self.flush_threads.resize(n, Default::default());
         }
+        if self.warm_ups.len() < n {
+            self.warm_ups.resize(n, Default::default());
+        }
+    }
+
+    /// The checkpoint paths checkpoint `id` ran first on a TaskManager JVM (`task/warm_up.rs`),
+    /// and the most a chain of them cost it (the TaskManagers warm up side by side); `None` when
+    /// it warmed nothing that costs anything.
+    pub fn warmed_up_by(&self, id: CheckpointId) -> Option<(Vec<&'static str>, Micros)> {
+        let costs = &self.params.task.warm_up;
+        let mut labels = Vec::new();
+        let mut most = 0;
+        for w in &self.warm_ups {
+            let paths: Vec<_> = w.warmed_by(id).filter(|p| p.cost(costs) > 0).collect();
+            most = most.max(paths.iter().map(|p| p.cost(costs)).sum());
+            for p in paths {
+                if !labels.contains(&p.label()) {
+                    labels.push(p.label());
+                }
+            }
+        }
+        (most > 0).then_some((labels, most))
     }
 
     /// Uniform thread hand-off noise in `0..=thread_jitter`, from the seeded RNG.

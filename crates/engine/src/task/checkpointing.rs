@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::operators::Operator;
 use super::stream_task::StreamTask;
-use super::{TaskCtx, TaskEffect};
+use super::{ColdPath, TaskCtx, TaskEffect};
 use crate::barrier::{AbortReason, CheckpointBarrier};
 use crate::coordinator::{CheckpointFailureReason, SubtaskCheckpointMetrics};
 use crate::network::{NetEvent, Record};
@@ -360,14 +360,21 @@ impl StreamTask {
                 _ => {}
             }
         }
+        // A cold JVM first loads the snapshot classes (`warm_up.rs`).
+        let keyed = !snapshot.keyed.is_empty();
+        let costs = &ctx.params.warm_up;
+        let mut cold = ctx.warm_up.wait(ColdPath::Sync, now, costs, id);
+        if keyed {
+            cold += ctx.warm_up.wait(ColdPath::KeyedSync, now + cold, costs, id);
+        }
         // The flush runs on the TaskManager's one flush thread: after any other subtask's flush
         // queued there, while this task waits.
         let flush = if flush_nanos > 0 {
-            ctx.flush_thread.flush(now, flush_nanos / 1_000)
+            ctx.flush_thread.flush(now + cold, flush_nanos / 1_000)
         } else {
             0
         };
-        let sync = SYNC_BASE + entries / SYNC_ENTRIES_PER_MICRO + flush;
+        let sync = SYNC_BASE + cold + entries / SYNC_ENTRIES_PER_MICRO + flush;
         let state_bytes = snapshot.operator_state_bytes();
         // What the heap and operator state write; RocksDB's uploads are timed on their own.
         let rocks_keyed = snapshot.rocksdb_keyed_bytes();
@@ -435,7 +442,20 @@ impl StreamTask {
             checkpointed_size: 0,
             unaligned,
         };
-        let async_duration = ctx.params.async_duration(own_bytes)
+        let sync_end = now + sync;
+        let mut cold = ctx
+            .warm_up
+            .wait(ColdPath::Async, sync_end, &ctx.params.warm_up, id);
+        if keyed {
+            cold += ctx.warm_up.wait(
+                ColdPath::KeyedAsync,
+                sync_end + cold,
+                &ctx.params.warm_up,
+                id,
+            );
+        }
+        let async_duration = cold
+            + ctx.params.async_duration(own_bytes)
             + entries * SERIALIZE_NANOS_PER_ENTRY / 1_000
             + ttl_values * SERIALIZE_NANOS_PER_TTL_VALUE / 1_000
             + snapshot

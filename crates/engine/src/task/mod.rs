@@ -17,6 +17,7 @@ mod output;
 mod source;
 mod stream_task;
 mod time;
+mod warm_up;
 
 pub use checkpointing::{
     PendingSnapshot, RestoreWork, SubtaskCheckpointCoordinator, TaskStateSnapshot,
@@ -26,6 +27,7 @@ pub use operators::{filter_passes, mix64, Datagen, Keyed, Operator, TwoPhaseComm
 pub use output::{pointwise_targets, OutputRoute};
 pub use stream_task::{StreamTask, TaskStatus, PROCESSING_QUANTUM};
 pub use time::{TaskTime, TimeSplit, TimeState};
+pub use warm_up::{ColdPath, WarmUp, WarmUpCosts};
 
 use crate::coordinator::{CheckpointFailureReason, SubtaskCheckpointMetrics};
 use crate::network::{GlobalChannelId, Network, Notified, PartitionId};
@@ -57,6 +59,8 @@ pub struct TaskParams {
     /// subtask stays INITIALIZING until that state is consumed (`StreamTask.restoreInternal`
     /// runs the mailbox until every gate has recovered), and triggers fail meanwhile.
     pub checkpoint_during_recovery: bool,
+    /// The first-use costs of the checkpoint paths in a TaskManager's JVM (`warm_up.rs`).
+    pub warm_up: WarmUpCosts,
 }
 
 impl TaskParams {
@@ -186,6 +190,8 @@ pub struct TaskCtx<'a> {
     pub barrier_log: &'a mut crate::network::BarrierLog,
     /// This task's TaskManager's RocksDB flush thread.
     pub flush_thread: &'a mut crate::state::FlushThread,
+    /// This task's TaskManager's JVM: which checkpoint paths are warm.
+    pub warm_up: &'a mut WarmUp,
 }
 
 impl TaskCtx<'_> {

@@ -49,9 +49,26 @@ pub fn share(part: Micros, total: Micros) -> String {
     }
 }
 
+/// `a`, `a and b`, `a, b and c`.
+pub fn list(items: &[&str]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => (*one).to_string(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lists_read_as_a_sentence() {
+        assert_eq!(list(&[]), "");
+        assert_eq!(list(&["a"]), "a");
+        assert_eq!(list(&["a", "b"]), "a and b");
+        assert_eq!(list(&["a", "b", "c"]), "a, b and c");
+    }
 
     #[test]
     fn prints_like_the_playground() {
