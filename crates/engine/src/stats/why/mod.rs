@@ -136,8 +136,9 @@ pub fn explain(sim: &Simulation, id: CheckpointId, short: impl Fn(&str) -> Strin
     if let Some((paths, cost)) = sim.warmed_up_by(id) {
         sentences.push(format!(
             "It ran on cold TaskManager JVMs: its {} ran there for the first time, loading and \
-             initializing their classes, up to {} along its path (`barrierlab.warm-up.*`). Later \
-             checkpoints run warm, also after a failover: the TaskManagers stay up.",
+             initializing their classes, up to {} along its path (the barrierlab.warm-up.* \
+             settings). Later checkpoints run warm, also after a failover: the TaskManagers stay \
+             up.",
             text::list(&paths),
             duration(cost)
         ));
