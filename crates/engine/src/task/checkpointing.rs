@@ -361,12 +361,17 @@ impl StreamTask {
             }
         }
         // A cold JVM first loads the snapshot classes (`warm_up.rs`).
-        let keyed = !snapshot.keyed.is_empty();
-        let costs = &ctx.params.warm_up;
-        let mut cold = ctx.warm_up.wait(ColdPath::Sync, now, costs, id);
-        if keyed {
-            cold += ctx.warm_up.wait(ColdPath::KeyedSync, now + cold, costs, id);
-        }
+        let (sync_paths, async_paths): (&[ColdPath], &[ColdPath]) = if snapshot.keyed.is_empty() {
+            (&[ColdPath::Sync], &[ColdPath::Async])
+        } else {
+            (
+                &[ColdPath::Sync, ColdPath::KeyedSync],
+                &[ColdPath::Async, ColdPath::KeyedAsync],
+            )
+        };
+        let cold = ctx
+            .warm_up
+            .wait_all(sync_paths, now, &ctx.params.warm_up, id);
         // The flush runs on the TaskManager's one flush thread: after any other subtask's flush
         // queued there, while this task waits.
         let flush = if flush_nanos > 0 {
@@ -442,18 +447,9 @@ impl StreamTask {
             checkpointed_size: 0,
             unaligned,
         };
-        let sync_end = now + sync;
-        let mut cold = ctx
+        let cold = ctx
             .warm_up
-            .wait(ColdPath::Async, sync_end, &ctx.params.warm_up, id);
-        if keyed {
-            cold += ctx.warm_up.wait(
-                ColdPath::KeyedAsync,
-                sync_end + cold,
-                &ctx.params.warm_up,
-                id,
-            );
-        }
+            .wait_all(async_paths, now + sync, &ctx.params.warm_up, id);
         let async_duration = cold
             + ctx.params.async_duration(own_bytes)
             + entries * SERIALIZE_NANOS_PER_ENTRY / 1_000

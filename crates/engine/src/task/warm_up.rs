@@ -63,11 +63,11 @@ impl ColdPath {
     }
 }
 
-/// One TaskManager process: when each path is (or will be) warm, and which checkpoint warmed it.
+/// One TaskManager process: per path, when it is (or will be) warm and which checkpoint first
+/// ran it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WarmUp {
-    warm_at: [Option<Micros>; PATHS],
-    warmed_by: [Option<CheckpointId>; PATHS],
+    first_use: [Option<(Micros, CheckpointId)>; PATHS],
 }
 
 impl WarmUp {
@@ -80,16 +80,29 @@ impl WarmUp {
         costs: &WarmUpCosts,
         id: CheckpointId,
     ) -> Micros {
-        let i = path as usize;
-        let warm_at = *self.warm_at[i].get_or_insert_with(|| at + path.cost(costs));
-        self.warmed_by[i].get_or_insert(id);
+        let (warm_at, _) =
+            *self.first_use[path as usize].get_or_insert_with(|| (at + path.cost(costs), id));
         warm_at.saturating_sub(at)
+    }
+
+    /// [`WarmUp::wait`] on each of `paths` in turn, the next reached when the last is warm: the
+    /// whole wait.
+    pub fn wait_all(
+        &mut self,
+        paths: &[ColdPath],
+        at: Micros,
+        costs: &WarmUpCosts,
+        id: CheckpointId,
+    ) -> Micros {
+        paths.iter().fold(0, |waited, p| {
+            waited + self.wait(*p, at + waited, costs, id)
+        })
     }
 
     /// The paths checkpoint `id` ran first in this process (and paid for, if they cost anything).
     pub fn warmed_by(&self, id: CheckpointId) -> impl Iterator<Item = ColdPath> + '_ {
         ALL.into_iter()
-            .filter(move |p| self.warmed_by[*p as usize] == Some(id))
+            .filter(move |p| self.first_use[*p as usize].is_some_and(|(_, by)| by == id))
     }
 }
 
@@ -125,6 +138,19 @@ mod tests {
             [ColdPath::Trigger, ColdPath::Sync, ColdPath::KeyedSync]
         );
         assert_eq!(jvm.warmed_by(2).collect::<Vec<_>>(), [ColdPath::Async]);
+    }
+
+    #[test]
+    fn a_chain_of_paths_waits_for_each_in_turn() {
+        let mut jvm = WarmUp::default();
+        let keyed = [ColdPath::Sync, ColdPath::KeyedSync];
+        assert_eq!(jvm.wait_all(&keyed, 0, &COSTS, 1), 16_000);
+        // Sync is warm at 11 ms, so KeyedSync is reached then; it is warm at 16 ms.
+        assert_eq!(jvm.wait_all(&keyed, 3_000, &COSTS, 1), 13_000);
+        // KeyedSync already warm (at 5 ms) when Sync is (at 11 ms): only Sync's wait counts.
+        let mut jvm = WarmUp::default();
+        assert_eq!(jvm.wait(ColdPath::KeyedSync, 0, &COSTS, 1), 5_000);
+        assert_eq!(jvm.wait_all(&keyed, 0, &COSTS, 1), 11_000);
     }
 
     #[test]
