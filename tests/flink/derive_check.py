@@ -124,18 +124,10 @@ def check(bl: str, scenario: str, bundle_paths: list[Path], speed: float) -> Out
                        else "not in the bundles")
             res.failed.append(f"{label}: {missing}")
             continue
+        res.rows += h.table_rows([row])
         v = h.judge(row)
-        r, s = statistics.median(row.real), statistics.median(row.sim)
-        real_txt = h.fmt_stats(row.real, unit)
-        if len(row.real_runs) > 1:
-            real_txt += " (runs " + ", ".join(h.fmt_value(statistics.median(x), unit)
-                                              for x in row.real_runs if x) + ")"
-        res.rows.append([label, real_txt, h.fmt_stats(row.sim, unit),
-                         f"{s / r:.2f}" if r else ("1.00" if s == 0 else "∞"),
-                         h.TOLERANCES[measure].describe(unit)
-                         + (f" ({v.noise_note})" if v.noise_note else ""),
-                         v.text])
         if v.failed:
+            r, s = statistics.median(row.real), statistics.median(row.sim)
             res.failed.append(f"{label}: real {h.fmt_value(r, unit)}, derived {h.fmt_value(s, unit)}")
     return res
 
