@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { inflateRawSync } from 'node:zlib';
-import { serveDist, launch, openPage, screenshot, pause, play, panelShot } from './harness.mjs';
+import { serveDist, launch, openPage, screenshot, pause, play, panelShot, cliFingerprint } from './harness.mjs';
 
 let site, browser;
 before(async () => { site = await serveDist(); browser = await launch(); });
@@ -209,17 +209,45 @@ test('time travel: scrubbing back and forth keeps the fingerprint; acting forks'
   await page.close();
 });
 
-test('compare aligned / unaligned / at-least-once', async () => {
-  const { page, errors } = await open();
+// Compare's modes as `--set`s (crates/app/src/compare.rs, MODES).
+const MODE_SETS = {
+  aligned: ['execution.checkpointing.mode=EXACTLY_ONCE', 'execution.checkpointing.unaligned.enabled=false'],
+  unaligned: ['execution.checkpointing.mode=EXACTLY_ONCE', 'execution.checkpointing.unaligned.enabled=true'],
+  'at-least-once': ['execution.checkpointing.mode=AT_LEAST_ONCE', 'execution.checkpointing.unaligned.enabled=false'],
+};
+
+/** Runs Compare modes on seed-backpressure (paused before 30 s, so to 30 s simulated) and
+ *  checks each mode's fingerprint against the native engine's. Returns where it ran. */
+async function compareRun(page) {
   await page.selectOption('#preset', 'seed-backpressure');
   await pause(page);
   await page.click('#compare-start');
   await page.waitForSelector('#compare[data-done="true"]', { timeout: 60000 });
   assert.equal(await page.locator('#compare-table tbody tr').count(), 3);
+  const got = Object.fromEntries(await page.$$eval('#compare-table tbody tr',
+    (trs) => trs.map((tr) => [tr.dataset.mode, tr.dataset.fingerprint])));
+  for (const [mode, sets] of Object.entries(MODE_SETS)) {
+    assert.equal(got[mode], cliFingerprint('seed-backpressure', 30, sets), `${mode}: not the native run`);
+  }
+  return page.getAttribute('#compare', 'data-runner');
+}
+
+test('compare aligned / unaligned / at-least-once, in the worker, as the native engine runs them', async () => {
+  const { page, errors } = await open();
+  assert.equal(await compareRun(page), 'worker');
   const persisted = await page.locator('#compare-table td.persisted').allTextContents();
   console.log(`compare persisted: ${persisted.join(' | ')}`);
   await panelShot(page, '#compare-panel', 'compare');
   assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('compare without its worker script: the page runs it, with the same fingerprints', async () => {
+  const { page, errors } = await open();
+  await page.route('**/worker-loader.js', (r) => r.abort());
+  assert.equal(await compareRun(page), 'page');
+  assert.match(await page.textContent('#compare'), /no background worker started/);
+  assert.deepEqual(errors.filter((e) => !/worker-loader\.js/.test(e)), []);
   await page.close();
 });
 

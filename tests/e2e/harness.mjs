@@ -127,6 +127,15 @@ export function cliLink(...args) {
   return out.trim().split('\n').pop().replace(/^\//, '');
 }
 
+/** The native engine's fingerprint of `preset` run for `seconds` with `--set key=value`s. */
+export function cliFingerprint(preset, seconds, sets = []) {
+  const args = ['run', '--preset', preset, '--seconds', String(seconds), '--format', 'json',
+    ...sets.flatMap((s) => ['--set', s])];
+  const out = execFileSync('cargo', ['run', '-q', '-p', 'barrierlab-cli', '--', ...args],
+    { encoding: 'utf8', cwd: join(here, '..', '..'), maxBuffer: 1 << 28 });
+  return JSON.parse(out).fingerprint;
+}
+
 /** The simulated time the status bar shows, in seconds. */
 export const simSeconds = async (page) =>
   Number((await page.textContent('#sim-time')).match(/([\d.]+) s/)?.[1] ?? NaN);

@@ -28,6 +28,7 @@ pub mod storage;
 mod theme;
 pub mod travel;
 pub mod tutorial;
+pub mod worker;
 
 pub use app::App;
 

@@ -1,9 +1,8 @@
 //! Compare the current scenario under aligned, unaligned and at-least-once checkpointing.
 
-use barrierlab_engine::sim::CheckpointRow;
 use yew::prelude::*;
 
-use crate::compare::CompareCell;
+use crate::compare::{CompareCell, Stats};
 use crate::format;
 use crate::state::{Action, State};
 
@@ -22,25 +21,6 @@ impl PartialEq for CompareProps {
             _ => false,
         };
         same && self.version == o.version
-    }
-}
-
-struct Stats {
-    completed: usize,
-    avg: Option<u64>,
-    max: Option<u64>,
-    persisted: u64,
-    checkpointed: u64,
-}
-
-fn stats(rows: &[CheckpointRow]) -> Stats {
-    let done: Vec<u64> = rows.iter().filter_map(|r| r.duration).collect();
-    Stats {
-        completed: done.len(),
-        avg: (!done.is_empty()).then(|| done.iter().sum::<u64>() / done.len() as u64),
-        max: done.iter().copied().max(),
-        persisted: rows.iter().map(|r| r.persisted).sum(),
-        checkpointed: rows.iter().map(|r| r.checkpointed_size).sum(),
     }
 }
 
@@ -73,19 +53,19 @@ pub fn compare_panel(p: &CompareProps) -> Html {
     let Some(cell) = &p.compare else {
         return html! {
             <div class="compare">
-                <p class="muted">{ "Runs this scenario and seed under aligned, unaligned and at-least-once checkpointing to the same simulated time (at least 30 s), a few milliseconds per frame." }</p>
+                <p class="muted">{ "Runs this scenario and seed under aligned, unaligned and at-least-once checkpointing to the same simulated time (at least 30 s), in a background worker: the running job keeps its speed." }</p>
                 <button id="compare-start" class="primary" onclick={start}>{ "Compare modes" }</button>
             </div>
         };
     };
-    let c = cell.borrow();
-    let runs: Vec<(&str, Result<Stats, String>, u64)> = c
+    let (summary, in_worker) = {
+        let c = cell.borrow();
+        (c.summary().clone(), c.in_worker())
+    };
+    let runs: Vec<(AttrValue, Result<Stats, String>, u64, AttrValue)> = summary
         .runs
-        .iter()
-        .map(|r| match &r.sim {
-            Ok(sim) => (r.mode, Ok(stats(&sim.checkpoint_rows())), sim.now),
-            Err(e) => (r.mode, Err(e.clone()), 0),
-        })
+        .into_iter()
+        .map(|r| (r.mode.into(), r.stats, r.now, r.fingerprint.into()))
         .collect();
     let avgs: Vec<Option<u64>> = runs
         .iter()
@@ -99,12 +79,13 @@ pub fn compare_panel(p: &CompareProps) -> Html {
         .iter()
         .map(|r| r.1.as_ref().ok().map(|s| s.persisted))
         .collect();
-    let done = c.done();
+    let done = summary.done;
+    let runner = if in_worker { "worker" } else { "page" };
     html! {
-        <div class="compare" id="compare" data-done={done.to_string()}>
+        <div class="compare" id="compare" data-done={done.to_string()} data-runner={runner}>
             <p>
-                { if done { format!("Done: all runs at {}.", format::sim_time(c.target)) }
-                  else { format!("Running… {} of {}", format::sim_time(c.progress()), format::sim_time(c.target)) } }
+                { if done { format!("Done: all runs at {}.", format::sim_time(summary.target)) }
+                  else { format!("Running… {} of {}", format::sim_time(summary.progress), format::sim_time(summary.target)) } }
                 { " " }
                 <button id="compare-restart" onclick={start}>{ "Run again" }</button>
                 <button id="compare-close" onclick={stop}>{ "Close" }</button>
@@ -116,10 +97,10 @@ pub fn compare_panel(p: &CompareProps) -> Html {
                     <th>{ "max duration" }</th><th>{ "persisted (in-flight)" }</th><th>{ "checkpointed" }</th>
                 </tr></thead>
                 <tbody>
-                { for runs.iter().map(|(mode, s, now)| match s {
+                { for runs.iter().map(|(mode, s, now, fingerprint)| match s {
                     Ok(s) => html! {
-                        <tr data-mode={*mode}>
-                            <td>{ *mode }</td>
+                        <tr data-mode={mode.clone()} data-fingerprint={fingerprint.clone()} title={format!("fingerprint {fingerprint}")}>
+                            <td>{ mode.clone() }</td>
                             <td>{ format::sim_time(*now) }</td>
                             <td>{ s.completed }</td>
                             <td class={classes!(rank(s.avg, &avgs))}>{ s.avg.map_or("–".into(), format::micros) }</td>
@@ -128,12 +109,13 @@ pub fn compare_panel(p: &CompareProps) -> Html {
                             <td>{ format::bytes(s.checkpointed) }</td>
                         </tr>
                     },
-                    Err(e) => html! { <tr data-mode={*mode}><td>{ *mode }</td><td colspan="6" class="error">{ e.clone() }</td></tr> },
+                    Err(e) => html! { <tr data-mode={mode.clone()}><td>{ mode.clone() }</td><td colspan="6" class="error">{ e.clone() }</td></tr> },
                     }) }
                 </tbody>
             </table>
             </div>
-            <p class="muted">{ "Green: lowest of the runs, red: highest." }</p>
+            <p class="muted">{ "Green: lowest of the runs, red: highest. " }
+                { if in_worker { "Run in a background worker." } else { "Run on this page, a few milliseconds per frame (no background worker started)." } }</p>
         </div>
     }
 }

@@ -2,14 +2,13 @@
 //! fault edit re-running the job to where it was; and the edits that keep the job (a name of
 //! one's own, a comparison of modes).
 
-use std::cell::RefCell;
 use std::rc::Rc;
 
 use barrierlab_engine::scenario::{identify, preset, Scenario};
 use barrierlab_engine::sim::Simulation;
 
 use super::{default_sim, Keep, State};
-use crate::compare::Compare;
+use crate::compare::CompareJob;
 use crate::faults::CatchUp;
 use crate::job::{Opened, DEFAULT_PRESET};
 
@@ -128,10 +127,10 @@ impl State {
     pub(super) fn start_compare(self: Rc<Self>) -> Rc<State> {
         let compare = {
             let sim = self.job.sim().borrow();
-            Compare::new(&sim.scenario, sim.now)
+            CompareJob::start(&sim.scenario, sim.now)
         };
         let mut next = (*self).clone();
-        Rc::make_mut(&mut next.job).compare = Some(Rc::new(RefCell::new(compare)));
+        Rc::make_mut(&mut next.job).compare = Some(compare);
         Rc::new(next)
     }
 }

@@ -72,23 +72,25 @@ impl State {
             .compare
             .as_ref()
             .is_some_and(|c| !c.borrow().done());
-        if comparing {
+        // A comparison on the main thread shares the tick's budget; in the worker it costs none.
+        let mut compare_local = false;
+        if let (true, Some(c)) = (comparing, &self.job.compare) {
             let budget = if self.ui.playing {
                 TICK_BUDGET_MS / 2.0
             } else {
                 TICK_BUDGET_MS
             };
+            let mut c = c.borrow_mut();
+            compare_local = !c.in_worker();
+            let changed = c.advance(budget);
             if !self.ui.playing {
                 let mut next = (*self).clone();
                 next.ui.last_tick_ms = None;
-                // The comparison is the job's: moving it on changes the job.
-                if let Some(c) = &Rc::make_mut(&mut next.job).compare {
-                    c.borrow_mut().advance(budget);
+                if changed {
+                    // The comparison is the job's: new figures are a new version of it.
+                    Rc::make_mut(&mut next.job);
                 }
                 return Rc::new(next);
-            }
-            if let Some(c) = &self.job.compare {
-                c.borrow_mut().advance(budget);
             }
         }
         if !self.ui.playing {
@@ -107,7 +109,7 @@ impl State {
         next.ui.last_tick_ms = Some(now_ms);
         {
             let (mut sim, mut travel) = Rc::make_mut(&mut next.job).sim_mut();
-            let budget = if comparing {
+            let budget = if compare_local {
                 TICK_BUDGET_MS / 2.0
             } else if self.ui.speed == Speed::Max {
                 MAX_SPEED_BUDGET_MS
