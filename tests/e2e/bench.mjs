@@ -3,6 +3,7 @@
 //  - the engine natively (`barrierlab bench`, release build) beside the bare-loop floor;
 //  - the same engine in Chromium (`window.barrierlabBench`, the page's wasm, no UI), with its
 //    fingerprint, which must equal the native one (determinism across builds);
+//  - the same again in the page's Web Worker (`barrierlab-worker`, what Compare modes runs in);
 //  - bench-512 and the 4096-subtask job in the playground, with the UI drawing: simulated seconds
 //    per wall second, rAF intervals and the work of each tick, at 1x and at max speed.
 // BENCH_SECONDS (default 10) sets the engine runs' simulated seconds.
@@ -42,6 +43,27 @@ for (const tms of [1, 8]) {
   console.log(`bench-512 on ${tms} TaskManager(s): ${SECONDS} s simulated in ${(r.wall_ms / 1000).toFixed(2)} s wall, ` +
     `${rate.toFixed(1)} M record-hops/s (${nativeRate[tms] ? (rate / nativeRate[tms]).toFixed(2) + 'x native' : 'no native figure'}), ` +
     `fingerprint ${r.fingerprint} (${same})`);
+}
+
+console.log('\n# the engine in the page\'s Web Worker (barrierlab-worker, no UI)');
+for (const tms of [1, 8]) {
+  const answer = await page.evaluate(([s, t]) => new Promise((ok, fail) => {
+    const w = new Worker('./worker-loader.js');
+    w.onerror = () => fail(new Error('the worker did not start'));
+    w.onmessage = (e) => {
+      const m = JSON.parse(e.data);
+      if (m === 'Ready') w.postMessage(JSON.stringify({ Bench: { seconds: s, taskmanagers: t } }));
+      else if (m.Bench) { w.terminate(); ok(m.Bench); }
+      else if (m.Error) { w.terminate(); fail(new Error(m.Error)); }
+    };
+  }), [SECONDS, tms]);
+  if (answer.Err) throw new Error(answer.Err);
+  const r = answer.Ok;
+  const rate = r.record_hops / r.wall_ms / 1e3;
+  const same = nativeFp[tms] === undefined ? 'no native run' : nativeFp[tms] === r.fingerprint ? 'same as native' : `DIFFERS from native ${nativeFp[tms]}`;
+  console.log(`bench-512 on ${tms} TaskManager(s): ${SECONDS} s simulated in ${(r.wall_ms / 1000).toFixed(2)} s wall, ` +
+    `${rate.toFixed(1)} M record-hops/s (${nativeRate[tms] ? (rate / nativeRate[tms]).toFixed(2) + 'x native' : 'no native figure'}), ` +
+    `${(SECONDS * 1000 / r.wall_ms).toFixed(2)} simulated s per wall s, fingerprint ${r.fingerprint} (${same})`);
 }
 await page.close();
 

@@ -215,8 +215,36 @@ test('no checkpoints yet, markup in names, and 10 000 checkpoints', async () => 
   await ctx.close();
 });
 
+// The same runs with and without the worker: the page runs them itself when no worker starts,
+// and the figures are the same (one engine, deterministic in either thread).
+test('simulate this job without its worker script: the page runs it, to the same figures', async () => {
+  const figures = async (blockWorker) => {
+    const ctx = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const page = await ctx.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    if (blockWorker) await page.route('**/worker-loader.js', (r) => r.abort());
+    await page.goto(`${site.url}#import`, { waitUntil: 'load' });
+    await page.waitForSelector('#import-page', { timeout: 15000 });
+    await page.setInputFiles('#import-file', RECORDED);
+    await page.click('#import-simulate-run');
+    await page.waitForFunction(() => document.querySelector('#import-simulate-status')?.dataset.done === 'true', null, { timeout: 90000 });
+    const runner = await page.getAttribute('#import-simulate-status', 'data-runner');
+    const rows = await page.$$eval('#import-simulate-table tbody tr', (trs) => trs.map((tr) => tr.textContent));
+    assert.deepEqual(errors, []);
+    await ctx.close();
+    return { runner, rows };
+  };
+  const inWorker = await figures(false);
+  const onPage = await figures(true);
+  assert.equal(inWorker.runner, 'worker');
+  assert.equal(onPage.runner, 'page');
+  assert.ok(inWorker.rows.length > 5, JSON.stringify(inWorker.rows));
+  assert.deepEqual(onPage.rows, inWorker.rows);
+});
+
 // "Simulate this job": the derived scenario run beside the real job, then a what-if beside that
-// run, a few milliseconds per frame (the page stays live), and the scenario opens in the playground.
+// run, in the page's Web Worker (the page stays live), and the scenario opens in the playground.
 test('simulate this job: real against simulated, and a what-if', async () => {
   const ctx = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   const page = await ctx.newPage();
@@ -250,6 +278,8 @@ test('simulate this job: real against simulated, and a what-if', async () => {
   await page.waitForSelector('#import-simulate-table th[data-whatif="unaligned"]');
   assert.ok(await page.isDisabled('#sim-whatif-unaligned'));
   await page.waitForFunction(() => document.querySelector('#import-simulate-status')?.dataset.done === 'true', null, { timeout: 60000 });
+  // The runs went to the page's Web Worker (crates/app/src/worker/), the what-if too.
+  assert.equal(await page.getAttribute('#import-simulate-status', 'data-runner'), 'worker');
   t = await table();
   assert.match(await page.textContent('#import-simulate-table th[data-whatif="unaligned"]'), /Unaligned checkpoints\s*vs simulated/);
   assert.match(t['End to End Duration (median)'][2], /^\d[\d.]* m?s(×[\d.]+|same)$/);

@@ -212,11 +212,17 @@ impl CompareJob {
         let mut summary = local.summary();
         summary.progress = 0;
         #[cfg(target_arch = "wasm32")]
-        if let Some(worker) = crate::worker::host::WorkerJob::compare(scenario, now) {
-            return Rc::new(RefCell::new(CompareJob {
-                runner: Runner::Worker(worker, scenario.clone(), now),
-                summary,
-            }));
+        {
+            let request = crate::worker::ToWorker::Compare {
+                scenario: scenario.clone(),
+                now,
+            };
+            if let Some(worker) = crate::worker::host::WorkerJob::start(&request) {
+                return Rc::new(RefCell::new(CompareJob {
+                    runner: Runner::Worker(worker, scenario.clone(), now),
+                    summary,
+                }));
+            }
         }
         Self::local(local, summary)
     }
@@ -246,11 +252,11 @@ impl CompareJob {
         match &mut self.runner {
             #[cfg(target_arch = "wasm32")]
             Runner::Worker(worker, scenario, now) => match worker.take() {
-                Ok(Some(summary)) => {
+                Ok(Some(crate::worker::FromWorker::Compare(summary))) => {
                     self.summary = summary;
                     true
                 }
-                Ok(None) => false,
+                Ok(_) => false,
                 Err(e) => {
                     // The worker failed (its script missing, out of memory): the main thread
                     // runs the comparison from the start instead.

@@ -6,6 +6,7 @@
 use barrierlab_engine::scenario::Scenario;
 use barrierlab_engine::sim::Simulation;
 use barrierlab_engine::types::Micros;
+use serde::{Deserialize, Serialize};
 
 use super::simulate::{simulated_bundle, Figures, WHAT_IFS};
 use crate::budget::advance_level;
@@ -97,5 +98,165 @@ impl JobRuns {
     /// The derived scenario's figures, when measured.
     pub fn baseline(&self) -> Option<&Result<Figures, String>> {
         self.runs.first().and_then(|r| r.figures.as_ref())
+    }
+
+    /// What the panel shows of the runs as they are now.
+    pub fn summary(&self) -> RunsSummary {
+        RunsSummary {
+            target: self.target,
+            progress: self.progress(),
+            done: self.done(),
+            runs: self
+                .runs
+                .iter()
+                .map(|r| RunFigures {
+                    what_if: r.what_if,
+                    figures: r.figures.clone(),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// One run as the panel shows it: which it is, and its figures once measured.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunFigures {
+    pub what_if: Option<usize>,
+    pub figures: Option<Result<Figures, String>>,
+}
+
+/// [`JobRuns`] as plain data: the same from the worker and from the page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunsSummary {
+    pub target: Micros,
+    /// Simulated time reached by the run furthest behind.
+    pub progress: Micros,
+    pub done: bool,
+    /// The derived scenario's run first, then the what-ifs in the order clicked.
+    pub runs: Vec<RunFigures>,
+}
+
+impl RunsSummary {
+    /// The derived scenario's figures, when measured.
+    pub fn baseline(&self) -> Option<&Result<Figures, String>> {
+        self.runs.first().and_then(|r| r.figures.as_ref())
+    }
+}
+
+/// "Simulate this job" as the page started it: in the worker where one starts (`worker/`), else
+/// on the page, a few milliseconds per tick.
+pub enum SimulateJob {
+    #[cfg(target_arch = "wasm32")]
+    Worker {
+        worker: crate::worker::host::WorkerJob,
+        base: Scenario,
+        what_ifs: Vec<usize>,
+        summary: RunsSummary,
+    },
+    Local(Box<JobRuns>),
+}
+
+impl SimulateJob {
+    pub fn start(base: Scenario, target: Micros) -> SimulateJob {
+        #[cfg(target_arch = "wasm32")]
+        {
+            let request = crate::worker::ToWorker::Simulate {
+                scenario: base.clone(),
+                target,
+            };
+            if let Some(worker) = crate::worker::host::WorkerJob::start(&request) {
+                let summary = RunsSummary {
+                    target,
+                    progress: 0,
+                    done: false,
+                    runs: vec![RunFigures {
+                        what_if: None,
+                        figures: None,
+                    }],
+                };
+                return SimulateJob::Worker {
+                    worker,
+                    base,
+                    what_ifs: Vec::new(),
+                    summary,
+                };
+            }
+        }
+        SimulateJob::Local(Box::new(JobRuns::new(base, target)))
+    }
+
+    pub fn in_worker(&self) -> bool {
+        !matches!(self, SimulateJob::Local(_))
+    }
+
+    pub fn summary(&self) -> RunsSummary {
+        match self {
+            #[cfg(target_arch = "wasm32")]
+            SimulateJob::Worker { summary, .. } => summary.clone(),
+            SimulateJob::Local(runs) => runs.summary(),
+        }
+    }
+
+    /// Adds what-if `index` (of [`WHAT_IFS`]) unless it is there already.
+    pub fn add_what_if(&mut self, index: usize) {
+        match self {
+            #[cfg(target_arch = "wasm32")]
+            SimulateJob::Worker {
+                worker,
+                what_ifs,
+                summary,
+                ..
+            } => {
+                if index >= WHAT_IFS.len() || what_ifs.contains(&index) {
+                    return;
+                }
+                what_ifs.push(index);
+                worker.send(&crate::worker::ToWorker::WhatIf { index });
+                summary.runs.push(RunFigures {
+                    what_if: Some(index),
+                    figures: None,
+                });
+                summary.done = false;
+            }
+            SimulateJob::Local(runs) => runs.add_what_if(index),
+        }
+    }
+
+    /// Moves the runs on: the page's by up to `budget_ms`, the worker's by taking what it posted
+    /// (a worker that failed hands the work to the page, from the start). Returns whether done.
+    pub fn advance(&mut self, budget_ms: f64) -> bool {
+        match self {
+            #[cfg(target_arch = "wasm32")]
+            SimulateJob::Worker {
+                worker,
+                base,
+                what_ifs,
+                summary,
+            } => match worker.take() {
+                Ok(Some(crate::worker::FromWorker::Simulate(s))) => {
+                    // A summary from before the newest what-if reached the worker lacks it.
+                    if s.runs.len() == summary.runs.len() {
+                        *summary = s;
+                    }
+                    summary.done
+                }
+                Ok(_) => summary.done,
+                Err(e) => {
+                    web_sys::console::warn_1(
+                        &format!("Simulate this job: {e}; running on the page").into(),
+                    );
+                    let mut runs = JobRuns::new(base.clone(), summary.target);
+                    for &i in what_ifs.iter() {
+                        runs.add_what_if(i);
+                    }
+                    *self = SimulateJob::Local(Box::new(runs));
+                    false
+                }
+            },
+            SimulateJob::Local(runs) => {
+                runs.advance(budget_ms);
+                runs.done()
+            }
+        }
     }
 }

@@ -20,7 +20,7 @@ pub const MIN_TARGET: Micros = 30 * MICROS_PER_SEC;
 pub const MAX_TARGET: Micros = 180 * MICROS_PER_SEC;
 
 /// A job's checkpoint figures, as the Web UI's checkpoint tabs give them. Durations in ms.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Figures {
     /// Medians over the completed checkpoints of the history.
     pub end_to_end: Option<f64>,

@@ -1,25 +1,26 @@
-//! The page's side: starts a worker for one piece of work, keeps what it posts until the page's
-//! next tick takes it, and ends the worker when the work is dropped.
+//! The page's side: starts a worker for one piece of work, sends it requests once it is ready,
+//! keeps what it posts until the page takes it, and ends the worker when the work is dropped.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use barrierlab_engine::scenario::Scenario;
-use barrierlab_engine::types::Micros;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use web_sys::{ErrorEvent, Event, MessageEvent, Worker};
 
 use super::{FromWorker, ToWorker, WORKER_URL};
-use crate::compare::CompareSummary;
 
 #[derive(Default)]
 struct Inbox {
-    latest: Option<CompareSummary>,
+    ready: bool,
+    /// Requests made before the worker was ready, in order.
+    pending: Vec<String>,
+    /// The newest answer not yet taken: each answer is a whole summary, so older ones can go.
+    latest: Option<FromWorker>,
     error: Option<String>,
 }
 
-/// A comparison running in its own worker; terminated when dropped.
+/// Work running in its own worker; terminated when dropped.
 pub struct WorkerJob {
     worker: Worker,
     inbox: Rc<RefCell<Inbox>>,
@@ -28,15 +29,13 @@ pub struct WorkerJob {
 }
 
 impl WorkerJob {
-    /// Starts comparing `scenario` in a new worker; `None` where the browser starts none.
-    pub fn compare(scenario: &Scenario, now: Micros) -> Option<WorkerJob> {
+    /// Starts a worker with `request`; `None` where the browser starts none.
+    pub fn start(request: &ToWorker) -> Option<WorkerJob> {
         let worker = Worker::new(WORKER_URL).ok()?;
-        let inbox = Rc::new(RefCell::new(Inbox::default()));
-        let request = ToWorker::Compare {
-            scenario: scenario.clone(),
-            now,
-        }
-        .to_json();
+        let inbox = Rc::new(RefCell::new(Inbox {
+            pending: vec![request.to_json()],
+            ..Inbox::default()
+        }));
         let on_message = {
             let inbox = inbox.clone();
             let worker = worker.clone();
@@ -45,13 +44,15 @@ impl WorkerJob {
                 let mut inbox = inbox.borrow_mut();
                 match FromWorker::parse(&text) {
                     Ok(FromWorker::Ready) => {
-                        if worker.post_message(&request.clone().into()).is_err() {
-                            inbox.error = Some("the worker took no request".into());
+                        inbox.ready = true;
+                        for request in std::mem::take(&mut inbox.pending) {
+                            if worker.post_message(&request.into()).is_err() {
+                                inbox.error = Some("the worker took no request".into());
+                            }
                         }
                     }
-                    Ok(FromWorker::Compare(summary)) => inbox.latest = Some(summary),
                     Ok(FromWorker::Error(e)) => inbox.error = Some(e),
-                    Ok(FromWorker::Bench(_)) => {}
+                    Ok(answer) => inbox.latest = Some(answer),
                     Err(e) => inbox.error = Some(e),
                 }
             })
@@ -79,8 +80,18 @@ impl WorkerJob {
         })
     }
 
-    /// The newest summary posted since the last call, or the error that ended the worker.
-    pub fn take(&mut self) -> Result<Option<CompareSummary>, String> {
+    /// Sends a further request (now, or once the worker is ready).
+    pub fn send(&self, request: &ToWorker) {
+        let mut inbox = self.inbox.borrow_mut();
+        if !inbox.ready {
+            inbox.pending.push(request.to_json());
+        } else if self.worker.post_message(&request.to_json().into()).is_err() {
+            inbox.error = Some("the worker took no request".into());
+        }
+    }
+
+    /// The newest answer posted since the last call, or the error that ended the worker.
+    pub fn take(&mut self) -> Result<Option<FromWorker>, String> {
         let mut inbox = self.inbox.borrow_mut();
         match inbox.error.take() {
             Some(e) => Err(e),

@@ -1,14 +1,15 @@
 //! The page's Web Worker: simulations that need not share the main thread with rendering run
 //! there (`barrierlab-worker`, built by Trunk from `src/worker_main.rs`). The page and the
 //! worker exchange these messages as JSON text; the worker answers with plain data, never with a
-//! simulation. Today: the comparison of modes (`compare.rs`) and the engine benchmark
-//! (`bench.rs`, for `tests/e2e/bench.mjs`).
+//! simulation. Today: the comparison of modes (`compare.rs`), "Simulate this job"
+//! (`imported/sim_runs.rs`) and the engine benchmark (`bench.rs`, for `tests/e2e/bench.mjs`).
 
 use barrierlab_engine::scenario::Scenario;
 use barrierlab_engine::types::Micros;
 use serde::{Deserialize, Serialize};
 
 use crate::compare::CompareSummary;
+use crate::imported::sim_runs::RunsSummary;
 
 #[cfg(target_arch = "wasm32")]
 pub mod host;
@@ -24,6 +25,10 @@ pub enum ToWorker {
     /// Run `scenario` under each compared mode to `now` (at least 30 s simulated), posting a
     /// summary after each slice of work.
     Compare { scenario: Scenario, now: Micros },
+    /// "Simulate this job": the scenario derived from a bundle, run to `target`.
+    Simulate { scenario: Scenario, target: Micros },
+    /// Adds a what-if (an index into `imported::simulate::WHAT_IFS`) to the job simulated.
+    WhatIf { index: usize },
     /// `bench::run`: bench-512 for `seconds` on `taskmanagers` TaskManagers.
     Bench { seconds: u32, taskmanagers: u32 },
 }
@@ -35,6 +40,7 @@ pub enum FromWorker {
     /// instantiates after the script has run), so the page sends its request on this.
     Ready,
     Compare(CompareSummary),
+    Simulate(RunsSummary),
     Bench(Result<serde_json::Value, String>),
     /// The request could not be read, or the worker panicked: the page runs the work itself.
     Error(String),
@@ -101,6 +107,36 @@ mod tests {
         assert_eq!(summary.runs[1].mode, "unaligned");
         assert_eq!(summary.runs[1].fingerprint, sim.fingerprint());
         assert!(summary.done && summary.runs.iter().all(|r| r.stats.is_ok()));
+    }
+
+    #[test]
+    fn simulate_this_job_crosses_as_json_what_ifs_and_figures_included() {
+        use crate::imported::sim_runs::JobRuns;
+        let asked = ToWorker::Simulate {
+            scenario: preset("seed-backpressure").unwrap(),
+            target: 6_000_000,
+        };
+        let ToWorker::Simulate { scenario, target } = ToWorker::parse(&asked.to_json()).unwrap()
+        else {
+            panic!("not a simulation")
+        };
+        let mut runs = JobRuns::new(scenario, target);
+        let ToWorker::WhatIf { index } =
+            ToWorker::parse(&ToWorker::WhatIf { index: 0 }.to_json()).unwrap()
+        else {
+            panic!("not a what-if")
+        };
+        runs.add_what_if(index);
+        while !runs.done() {
+            runs.advance(1000.0);
+        }
+        let summary = runs.summary();
+        assert_eq!(summary.runs.len(), 2);
+        assert!(summary
+            .baseline()
+            .is_some_and(|f| f.as_ref().is_ok_and(|f| f.completed > Some(0))));
+        let back = FromWorker::parse(&FromWorker::Simulate(summary.clone()).to_json()).unwrap();
+        assert_eq!(back, FromWorker::Simulate(summary));
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! The worker's side: reads each request, runs it in slices (so a long comparison posts its
-//! progress as it goes) and posts the answers.
+//! The worker's side: reads each request, runs it in slices (so long work posts its progress as
+//! it goes, and a what-if sent meanwhile joins it) and posts the answers.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -11,9 +11,34 @@ use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
 use super::{FromWorker, ToWorker};
 use crate::compare::Compare;
+use crate::imported::sim_runs::JobRuns;
 
 /// Wall-clock milliseconds of work between two summaries.
 const SLICE_MS: f64 = 50.0;
+
+/// The work a worker runs.
+enum Work {
+    Compare(Compare),
+    Simulate(JobRuns),
+}
+
+impl Work {
+    /// One slice; the summary to post, and whether the work is done.
+    fn slice(&mut self) -> (FromWorker, bool) {
+        match self {
+            Work::Compare(c) => {
+                c.advance(SLICE_MS);
+                (FromWorker::Compare(c.summary()), c.done())
+            }
+            Work::Simulate(r) => {
+                r.advance(SLICE_MS);
+                (FromWorker::Simulate(r.summary()), r.done())
+            }
+        }
+    }
+}
+
+type Slot = Rc<RefCell<Option<Work>>>;
 
 fn scope() -> DedicatedWorkerGlobalScope {
     js_sys::global().unchecked_into()
@@ -23,28 +48,45 @@ fn post(answer: &FromWorker) {
     let _ = scope().post_message(&answer.to_json().into());
 }
 
-/// Installs the worker's message handler; the worker then lives on its messages.
+/// Installs the worker's message handler and posts `Ready`; the worker then lives on its
+/// messages.
 pub fn serve() {
     // A panic in the worker reaches the page as an error: it runs the work itself instead.
     std::panic::set_hook(Box::new(|info| {
         post(&FromWorker::Error(format!("the worker panicked: {info}")))
     }));
-    let running: Rc<RefCell<Option<Compare>>> = Rc::new(RefCell::new(None));
+    let work: Slot = Rc::new(RefCell::new(None));
+    // Whether a slice is scheduled: a request while work runs joins it, else starts the slices.
+    let stepping = Rc::new(RefCell::new(false));
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
         let text = e.data().as_string().unwrap_or_default();
-        match ToWorker::parse(&text) {
-            Ok(ToWorker::Compare { scenario, now }) => {
-                let started = running.borrow().is_some();
-                *running.borrow_mut() = Some(Compare::new(&scenario, now));
-                if !started {
-                    step(running.clone());
-                }
+        let request = match ToWorker::parse(&text) {
+            Ok(r) => r,
+            Err(e) => return post(&FromWorker::Error(e)),
+        };
+        match request {
+            ToWorker::Compare { scenario, now } => {
+                *work.borrow_mut() = Some(Work::Compare(Compare::new(&scenario, now)));
             }
-            Ok(ToWorker::Bench {
+            ToWorker::Simulate { scenario, target } => {
+                *work.borrow_mut() = Some(Work::Simulate(JobRuns::new(scenario, target)));
+            }
+            ToWorker::WhatIf { index } => match work.borrow_mut().as_mut() {
+                Some(Work::Simulate(r)) => r.add_what_if(index),
+                _ => {
+                    return post(&FromWorker::Error(
+                        "a what-if without a job to simulate".into(),
+                    ))
+                }
+            },
+            ToWorker::Bench {
                 seconds,
                 taskmanagers,
-            }) => post(&FromWorker::Bench(crate::bench::run(seconds, taskmanagers))),
-            Err(e) => post(&FromWorker::Error(e)),
+            } => return post(&FromWorker::Bench(crate::bench::run(seconds, taskmanagers))),
+        }
+        if !*stepping.borrow() {
+            *stepping.borrow_mut() = true;
+            step(work.clone(), stepping.clone());
         }
     });
     scope().set_onmessage(Some(on_message.as_ref().unchecked_ref()));
@@ -53,19 +95,21 @@ pub fn serve() {
     post(&FromWorker::Ready);
 }
 
-/// One slice of the running comparison, its summary posted; the next slice after any message
-/// that arrived meanwhile.
-fn step(running: Rc<RefCell<Option<Compare>>>) {
-    let done = {
-        let mut slot = running.borrow_mut();
-        let Some(c) = slot.as_mut() else { return };
-        c.advance(SLICE_MS);
-        post(&FromWorker::Compare(c.summary()));
-        c.done()
+/// One slice of the work, its summary posted; the next slice after any message that arrived
+/// meanwhile.
+fn step(work: Slot, stepping: Rc<RefCell<bool>>) {
+    let done = match work.borrow_mut().as_mut() {
+        Some(w) => {
+            let (answer, done) = w.slice();
+            post(&answer);
+            done
+        }
+        None => true,
     };
     if done {
-        *running.borrow_mut() = None;
+        // Kept: a what-if may extend it.
+        *stepping.borrow_mut() = false;
     } else {
-        Timeout::new(0, move || step(running)).forget();
+        Timeout::new(0, move || step(work, stepping)).forget();
     }
 }

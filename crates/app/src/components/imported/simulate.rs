@@ -1,7 +1,7 @@
 //! "Simulate this job": runs the scenario derived from the bundle beside the real job's figures,
-//! and one-click what-ifs beside that run. The runs live in this panel (keyed by the job, so
-//! another job starts afresh) and move on from a timer of their own, a few milliseconds per
-//! tick: the page stays responsive while they run.
+//! and one-click what-ifs beside that run. The runs belong to this panel (keyed by the job, so
+//! another job starts afresh) and run in the page's Web Worker; a timer of the panel's own takes
+//! what the worker posted (or, without a worker, moves the runs on a few milliseconds per tick).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -12,7 +12,7 @@ use barrierlab_engine::types::{Micros, MICROS_PER_SEC};
 use gloo_timers::callback::Interval;
 use yew::prelude::*;
 
-use crate::imported::sim_runs::JobRuns;
+use crate::imported::sim_runs::{RunsSummary, SimulateJob};
 use crate::imported::simulate::{headline, rows, Cell, Figures, WHAT_IFS};
 
 /// Wall-clock milliseconds between two slices, and the work per slice: a quarter of a tick, as
@@ -30,7 +30,7 @@ pub struct SimulateProps {
 
 #[function_component(ImportedSimulate)]
 pub fn imported_simulate(p: &SimulateProps) -> Html {
-    let runs: Rc<RefCell<Option<JobRuns>>> = use_mut_ref(|| None);
+    let runs: Rc<RefCell<Option<SimulateJob>>> = use_mut_ref(|| None);
     let running = use_state(|| false);
     let redraw = use_force_update();
     {
@@ -38,10 +38,10 @@ pub fn imported_simulate(p: &SimulateProps) -> Html {
         use_effect_with(*running, move |on| {
             let interval = on.then(|| {
                 Interval::new(TICK_MS, move || {
-                    let done = runs.borrow_mut().as_mut().is_none_or(|r| {
-                        r.advance(BUDGET_MS);
-                        r.done()
-                    });
+                    let done = runs
+                        .borrow_mut()
+                        .as_mut()
+                        .is_none_or(|r| r.advance(BUDGET_MS));
                     if done {
                         running_handle.set(false);
                     }
@@ -65,7 +65,7 @@ pub fn imported_simulate(p: &SimulateProps) -> Html {
         let (runs, running, redraw) = (runs.clone(), running.clone(), redraw.clone());
         let (scenario, target) = (derived.scenario.clone(), p.target);
         Callback::from(move |_| {
-            *runs.borrow_mut() = Some(JobRuns::new(scenario.clone(), target));
+            *runs.borrow_mut() = Some(SimulateJob::start(scenario.clone(), target));
             running.set(true);
             redraw.force_update();
         })
@@ -82,7 +82,7 @@ pub fn imported_simulate(p: &SimulateProps) -> Html {
     };
     let open = encode(&derived.scenario, &LinkOptions::default());
     let n = derived.notes.len();
-    let state = runs.borrow();
+    let state = runs.borrow().as_ref().map(|r| (r.summary(), r.in_worker()));
     html! {
         <div id="import-simulate" class="import-simulate">
             <p class="muted">{ format!(
@@ -100,26 +100,32 @@ pub fn imported_simulate(p: &SimulateProps) -> Html {
                 </button>
                 <a id="import-simulate-open" href={open} title="The derived scenario in the playground's editor and simulation">{ "Open in playground" }</a>
             </p>
-            if let Some(r) = state.as_ref() {
-                { results(r, &p.real, what_if) }
+            if let Some((r, in_worker)) = state.as_ref() {
+                { results(r, *in_worker, &p.real, what_if) }
             }
         </div>
     }
 }
 
-fn results(r: &JobRuns, real: &Figures, what_if: impl Fn(usize) -> Callback<MouseEvent>) -> Html {
-    let done = r.done();
+fn results(
+    r: &RunsSummary,
+    in_worker: bool,
+    real: &Figures,
+    what_if: impl Fn(usize) -> Callback<MouseEvent>,
+) -> Html {
+    let done = r.done;
     let status = if done {
         format!("Done: {} simulated.", whole_seconds(r.target))
     } else {
         format!(
             "Running… {} of {}",
-            crate::format::sim_time(r.progress()),
+            crate::format::sim_time(r.progress),
             whole_seconds(r.target)
         )
     };
+    let runner = if in_worker { "worker" } else { "page" };
     let Some(base) = r.baseline() else {
-        return html! { <p id="import-simulate-status" data-done="false">{ status }</p> };
+        return html! { <p id="import-simulate-status" data-done="false" data-runner={runner}>{ status }</p> };
     };
     let base = match base {
         Ok(f) => f,
@@ -146,7 +152,7 @@ fn results(r: &JobRuns, real: &Figures, what_if: impl Fn(usize) -> Callback<Mous
     };
     html! {
         <>
-            <p id="import-simulate-status" data-done={done.to_string()}>{ status }</p>
+            <p id="import-simulate-status" data-done={done.to_string()} data-runner={runner}>{ status }</p>
             <p id="import-simulate-headline" class="import-simulate-headline">{ headline(real, base) }</p>
             <div class="import-whatifs" role="group" aria-label="What if">
                 <span class="muted">{ "What if… " }</span>
