@@ -238,6 +238,14 @@ test('compare aligned / unaligned / at-least-once, in the worker, as the native 
   const persisted = await page.locator('#compare-table td.persisted').allTextContents();
   console.log(`compare persisted: ${persisted.join(' | ')}`);
   await panelShot(page, '#compare-panel', 'compare');
+  // Run again: a new worker replaces the old; closing the comparison ends the worker.
+  await page.click('#compare-restart');
+  await page.waitForSelector('#compare[data-done="true"]', { timeout: 60000 });
+  assert.equal(page.workers().length, 1, 'one worker for the comparison shown');
+  await page.click('#compare-close');
+  await page.waitForFunction(() => !document.querySelector('#compare-table'));
+  for (let i = 0; i < 50 && page.workers().length > 0; i++) await page.waitForTimeout(100);
+  assert.equal(page.workers().length, 0, 'the worker outlived its comparison');
   assert.deepEqual(errors, []);
   await page.close();
 });
