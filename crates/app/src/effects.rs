@@ -11,16 +11,33 @@ use crate::state::{Action, State};
 /// Wall-clock milliseconds between two simulation slices (and renders).
 const TICK_MS: u32 = 40;
 
+/// The render cost the next tick budgets for: a moving average, so that the occasional dear
+/// render (a checkpoint completing redraws the history) does not starve the ticks after it.
+fn render_cost(before: f64, newest: f64) -> f64 {
+    0.75 * before + 0.25 * newest
+}
+
 #[hook]
 pub fn use_page_effects(state: UseReducerHandle<State>) {
     // The timer that moves the simulation on.
     {
         let dispatcher = state.dispatcher();
         use_effect_with((), move |_| {
+            let render_ms = std::rc::Rc::new(std::cell::Cell::new(0.0));
             let interval = Interval::new(TICK_MS, move || {
-                if !crate::panic::panicked() {
-                    dispatcher.dispatch(Action::Tick(clock::now_ms()));
+                if crate::panic::panicked() {
+                    return;
                 }
+                dispatcher.dispatch(Action::Tick {
+                    now_ms: clock::now_ms(),
+                    render_ms: render_ms.get(),
+                });
+                // Yew re-renders in a microtask queued by the dispatch; this one runs after it.
+                let reduced = clock::now_ms();
+                let render_ms = render_ms.clone();
+                wasm_bindgen_futures::spawn_local(async move {
+                    render_ms.set(render_cost(render_ms.get(), clock::now_ms() - reduced));
+                });
             });
             move || drop(interval)
         });
@@ -118,5 +135,16 @@ fn focus_panel(name: &str) {
     el.scroll_into_view();
     if let Some(el) = wasm_bindgen::JsCast::dyn_ref::<web_sys::HtmlElement>(&el) {
         let _ = el.focus();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::render_cost;
+
+    #[test]
+    fn one_dear_render_moves_the_average_a_quarter_of_the_way() {
+        assert_eq!(render_cost(2.0, 30.0), 9.0);
+        assert_eq!(render_cost(9.0, 1.0), 7.0);
     }
 }

@@ -27,8 +27,11 @@ use crate::tutorial::{TutorialAction, TutorialView};
 /// Everything the reducer can be asked to do.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
-    /// The timer fired at this wall-clock time (ms).
-    Tick(f64),
+    /// The timer fired at wall-clock time `now_ms`; the last tick's render took `render_ms`.
+    Tick {
+        now_ms: f64,
+        render_ms: f64,
+    },
     TogglePlay,
     SetSpeed(Speed),
     /// Process exactly the next event (pauses first).
@@ -269,7 +272,7 @@ impl State {
             }
         }
         match action {
-            Action::Tick(now_ms) => self.tick(now_ms),
+            Action::Tick { now_ms, render_ms } => self.tick(now_ms, render_ms),
             Action::TogglePlay => self.toggle_play(),
             Action::SetSpeed(speed) => {
                 let mut next = (*self).clone();

@@ -39,7 +39,10 @@ fn settle(mut state: Rc<State>) -> Rc<State> {
         if state.job.catch_up.is_none() {
             break;
         }
-        state = state.reduce(Action::Tick(0.0));
+        state = state.reduce(Action::Tick {
+            now_ms: 0.0,
+            render_ms: 0.0,
+        });
     }
     assert!(state.job.catch_up.is_none(), "the re-run never caught up");
     state

@@ -11,13 +11,26 @@ use crate::budget::{deadline, run_budgeted, RunEnd};
 use crate::faults::catch_up;
 use crate::speed::Speed;
 
-/// Longest a tick may spend simulating, in wall-clock milliseconds.
-const TICK_BUDGET_MS: f64 = 8.0;
-/// The same at maximum speed (and when re-running): the rest of the frame is for rendering (Yew,
-/// style, layout and paint take 2–8 ms more; `tests/e2e/frames.mjs` measures it).
-const MAX_SPEED_BUDGET_MS: f64 = 4.0;
+/// The work one timer task may do, simulating and rendering together, to fit in a 16.7 ms frame
+/// with the browser's style, layout and paint (`tests/e2e/frames.mjs` measures all three).
+const FRAME_WORK_MS: f64 = 14.0;
+/// Least a tick simulates, even when the last render took the whole frame: a huge job still moves.
+const MIN_TICK_BUDGET_MS: f64 = 2.0;
+/// Most a tick simulates, however cheap the render.
+const MAX_TICK_BUDGET_MS: f64 = 10.0;
 /// Longest wall-clock gap a tick accounts for (a hidden tab must not cause a jump).
 const MAX_TICK_GAP_MS: f64 = 200.0;
+
+/// Wall-clock milliseconds a tick may simulate: what the last render (`render_ms`) left of a
+/// frame's work, at 1x and at maximum speed alike; half of it when a comparison shares the page.
+pub(crate) fn tick_budget(render_ms: f64, comparing_on_page: bool) -> f64 {
+    let budget = (FRAME_WORK_MS - render_ms).clamp(MIN_TICK_BUDGET_MS, MAX_TICK_BUDGET_MS);
+    if comparing_on_page {
+        budget / 2.0
+    } else {
+        budget
+    }
+}
 
 /// Advances `sim` by `gap_ms` of wall-clock time at `speed`, spending at most `budget_ms`.
 /// Returns whether the budget ran out first (the simulation is then behind the wall clock).
@@ -35,7 +48,7 @@ fn advance(sim: &mut Simulation, speed: Speed, gap_ms: f64, budget_ms: f64) -> b
 }
 
 impl State {
-    pub(super) fn tick(self: Rc<Self>, now_ms: f64) -> Rc<State> {
+    pub(super) fn tick(self: Rc<Self>, now_ms: f64, render_ms: f64) -> Rc<State> {
         #[cfg(target_arch = "wasm32")]
         if crate::panic::trap_requested() && self.job.sim().borrow().now > 1_000_000 {
             // Inside the reducer, with Yew's state borrowed: what an allocation failure does.
@@ -53,7 +66,7 @@ impl State {
                     c.target,
                     &log,
                     &mut c.next_action,
-                    MAX_SPEED_BUDGET_MS,
+                    tick_budget(render_ms, false),
                 );
                 travel.record(&sim);
                 done
@@ -75,11 +88,7 @@ impl State {
         // A comparison on the main thread shares the tick's budget; in the worker it costs none.
         let mut compare_local = false;
         if let (true, Some(c)) = (comparing, &self.job.compare) {
-            let budget = if self.ui.playing {
-                TICK_BUDGET_MS / 2.0
-            } else {
-                TICK_BUDGET_MS
-            };
+            let budget = tick_budget(render_ms, self.ui.playing);
             let mut c = c.borrow_mut();
             compare_local = !c.in_worker();
             let changed = c.advance(budget);
@@ -109,13 +118,7 @@ impl State {
         next.ui.last_tick_ms = Some(now_ms);
         {
             let (mut sim, mut travel) = Rc::make_mut(&mut next.job).sim_mut();
-            let budget = if compare_local {
-                TICK_BUDGET_MS / 2.0
-            } else if self.ui.speed == Speed::Max {
-                MAX_SPEED_BUDGET_MS
-            } else {
-                TICK_BUDGET_MS
-            };
+            let budget = tick_budget(render_ms, compare_local);
             next.ui.lagging = advance(&mut sim, self.ui.speed, gap, budget);
             if !sim.status.is_live() {
                 next.ui.playing = false;
@@ -173,5 +176,25 @@ impl State {
         next.ui.last_tick_ms = None;
         Rc::make_mut(&mut next.job).travel_to(sim);
         next.jumped()
+    }
+}
+
+#[cfg(test)]
+mod budget_tests {
+    use super::tick_budget;
+
+    #[test]
+    fn a_tick_simulates_what_the_render_left_of_a_frame() {
+        assert_eq!(tick_budget(6.0, false), 8.0);
+        // A cheap render: the cap, so one task never outgrows a frame.
+        assert_eq!(tick_budget(0.5, false), 10.0);
+        // A render that took the frame: the floor, so a huge job still moves.
+        assert_eq!(tick_budget(13.5, false), 2.0);
+        assert_eq!(tick_budget(40.0, false), 2.0);
+    }
+
+    #[test]
+    fn a_comparison_on_the_page_takes_half() {
+        assert_eq!(tick_budget(6.0, true), 4.0);
     }
 }
