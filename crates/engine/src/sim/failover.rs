@@ -283,6 +283,14 @@ impl Simulation {
         for s in state.values() {
             by_vertex.entry(s.task.vertex).or_default().push(s);
         }
+        // Every operator initializes from a restored checkpoint, with or without state of its own.
+        for t in &mut d.tasks {
+            for op in &mut t.operators {
+                if let Operator::TwoPhaseCommitSink(sink) = op {
+                    sink.restored();
+                }
+            }
+        }
         // Transactions pre-committed in the checkpoint are committed now; committing twice is a
         // no-op in the external system. Open transactions of the failed attempt are aborted.
         for snaps in by_vertex.values() {

@@ -48,8 +48,8 @@ pub use key_group::{
 pub use key_group_range_offsets::KeyGroupRangeOffsets;
 pub use meta_info::{BackendStateType, SerializerKind, StateMetaInfo};
 pub use operator_state::{
-    redistribute, DistributionMode, ListElement, ListStateSnapshot, OperatorStateBackend,
-    OperatorStateSnapshot,
+    list_state_header_len, redistribute, DistributionMode, ListElement, ListStateSnapshot,
+    OperatorStateBackend, OperatorStateSnapshot,
 };
 pub use rocksdb::{RocksCheckpoint, RocksDbInstance, SstFile};
 pub use state_table::{Namespace, StateKind, StateTable, ValueStateDescriptor};

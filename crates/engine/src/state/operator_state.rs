@@ -98,6 +98,11 @@ fn meta_info(name: &str, mode: DistributionMode) -> StateMetaInfo {
     }
 }
 
+/// The header of an operator state backend holding just the list state `name`.
+pub fn list_state_header_len(name: &str, mode: DistributionMode) -> u64 {
+    operator_backend_header_len(&[meta_info(name, mode)], &[])
+}
+
 impl OperatorStateBackend {
     pub fn new() -> Self {
         Self::default()

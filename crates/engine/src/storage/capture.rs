@@ -194,10 +194,7 @@ fn subtask_files(dir: &str, vertex: &str, snap: &TaskStateSnapshot) -> Vec<State
     if !snap.committables.is_empty() {
         files.push(file(
             "committables".into(),
-            // Committables are what `operator_state_bytes` counts beyond keyed and list state.
-            snap.operator_state_bytes()
-                - snap.keyed.iter().map(|(_, k)| k.state_size).sum::<u64>()
-                - snap.operator.iter().map(|(_, o)| o.state_size).sum::<u64>(),
+            snap.committer_bytes(),
             StateFileContent::Committables {
                 committables: snap.committables.clone(),
             },

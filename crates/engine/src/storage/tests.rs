@@ -371,8 +371,11 @@ fn file_sizes_add_up_to_what_each_subtask_acknowledged() {
                 StateFileContent::Operator { snapshot, .. } => snapshot.state_size,
                 // Checked against the snapshot in `unaligned_channel_state_round_trips`.
                 StateFileContent::Channel { .. } => f.size,
-                // `COMMITTABLE_BYTES` per pre-committed transaction.
-                StateFileContent::Committables { committables } => 96 * committables.len() as u64,
+                // The committer's collector: 247 bytes of header, 24, then 92 bytes for each
+                // checkpoint it holds (one transaction each).
+                StateFileContent::Committables { committables } => {
+                    247 + 24 + 92 * committables.len() as u64
+                }
             };
             assert_eq!(f.size, expected, "{name}: {}", f.path);
         }

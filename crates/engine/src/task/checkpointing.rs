@@ -65,9 +65,26 @@ pub type Committable = (usize, CheckpointId, Vec<RecordId>);
 /// Records per input channel.
 pub type ChannelRecords = Vec<(u32, Vec<Record>)>;
 
-/// Serialized size of one committable (`CommittableWithLineage`: checkpoint id, subtask, and a
-/// transaction handle such as a Kafka transactional id with producer id and epoch).
-pub const COMMITTABLE_BYTES: u64 = 96;
+/// Serialized size of one committable's payload: the exported job's `TxnSerializer`
+/// (`export/java/Sinks.java`: subtask, attempt, transaction number and record count).
+pub const COMMITTABLE_PAYLOAD_BYTES: u64 = 24;
+
+/// The `CommitterOperator`'s operator state for one sink: the list state
+/// `streaming_committer_raw_states` holding one `byte[]`, the `CommittableCollector` serialized
+/// (`CommittableCollectorSerializer` v2). Decoded from Flink 2.3.0 checkpoints and checked against
+/// its serializers: the byte array's length, the collector's version, length, magic, the checkpoint
+/// list's version and count (24 bytes); per checkpoint its length, id, writer parallelism,
+/// subtask list version and count (24); per writer subtask (one: the committer is chained to its
+/// writer) its length, id, request list version and count, committable and failed counts (24);
+/// per committable its length, serializer version, payload length, payload, retries and state.
+pub fn committer_state_bytes(checkpoints: u64) -> u64 {
+    let per_committable = 20 + COMMITTABLE_PAYLOAD_BYTES;
+    crate::state::list_state_header_len(
+        crate::task::operators::LEGACY_COMMITTER_STATE,
+        crate::state::DistributionMode::SplitDistribute,
+    ) + 24
+        + checkpoints * (24 + 24 + per_committable)
+}
 
 /// What a subtask acknowledges for one checkpoint: its state handles, with content so a restore
 /// is exact.
@@ -126,7 +143,26 @@ impl TaskStateSnapshot {
     pub fn operator_state_bytes(&self) -> u64 {
         self.keyed.iter().map(|(_, k)| k.state_size).sum::<u64>()
             + self.operator.iter().map(|(_, o)| o.state_size).sum::<u64>()
-            + COMMITTABLE_BYTES * self.committables.len() as u64
+            + self.committer_bytes()
+    }
+
+    /// The committers' state: one collector per sink, of the checkpoints it still holds (each
+    /// pre-commits one transaction a checkpoint).
+    pub fn committer_bytes(&self) -> u64 {
+        let mut sinks: Vec<usize> = self.committables.iter().map(|(pos, _, _)| *pos).collect();
+        sinks.sort_unstable();
+        sinks.dedup();
+        sinks
+            .iter()
+            .map(|pos| {
+                let held = self
+                    .committables
+                    .iter()
+                    .filter(|(p, _, _)| p == pos)
+                    .count();
+                committer_state_bytes(held as u64)
+            })
+            .sum()
     }
 }
 
@@ -356,6 +392,10 @@ impl StreamTask {
                     snapshot
                         .committables
                         .extend(t.pending.iter().map(|(cid, recs)| (i, *cid, recs.clone())));
+                    let writer = t.writer_state.snapshot(id);
+                    if writer.state_size > 0 {
+                        snapshot.operator.push((i, writer));
+                    }
                 }
                 _ => {}
             }

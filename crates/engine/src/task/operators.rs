@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use crate::network::Record;
 use crate::scenario::{KeyDistribution, OperatorKind};
 use crate::state::{
-    heap_backend, HeapKeyedStateBackend, KeyGroupRange, KeyedStateSnapshot, ListElement, Namespace,
-    OperatorStateBackend, OperatorStateSnapshot, StateId, StateKey,
+    heap_backend, DistributionMode, HeapKeyedStateBackend, KeyGroupRange, KeyedStateSnapshot,
+    ListElement, Namespace, OperatorStateBackend, OperatorStateSnapshot, StateId, StateKey,
 };
 use crate::types::{CheckpointId, Micros};
 
@@ -42,6 +42,9 @@ pub struct Datagen {
     /// Records this subtask emits in total (`None`: unbounded).
     pub bounded: Option<u64>,
     pub origin: u32,
+    /// The split's id: `NumberSequenceSource.splitNumberRange` numbers the splits "1" to "P"
+    /// (which reader gets which is the enumerator's choice; the bytes are the same).
+    pub split_id: String,
     pub seed: u64,
     /// Next sequence number (the split offset).
     pub next_seq: u64,
@@ -130,11 +133,13 @@ impl Datagen {
 
     /// Stores the offset into the split state (done at every snapshot).
     pub fn snapshot_offset(&mut self) {
-        let split = format!("datagen-split-{}", self.origin);
         // The list state holds exactly one split; update cannot fail for a registered state.
         let _ = self.state.update(
             SPLIT_STATE,
-            vec![ListElement::source_split(&split, self.next_seq as i64)],
+            vec![ListElement::source_split(
+                &self.split_id,
+                self.next_seq as i64,
+            )],
         );
     }
 }
@@ -264,6 +269,25 @@ pub struct TwoPhaseCommit {
     pub pending: BTreeMap<CheckpointId, Vec<(u32, u64)>>,
     /// Transactions this subtask committed (newest last, bounded), for inspectors.
     pub committed_transactions: Vec<CheckpointId>,
+    /// The writer's own operator state (`SinkWriterOperator`): none until the job is restored.
+    pub writer_state: OperatorStateBackend,
+}
+
+/// The Sink V1 committer state a restored `SinkWriterOperator` of a committing sink registers,
+/// reads and clears (FLINK-33437): cleared, it stays registered, so its meta-info header is in
+/// every later checkpoint (247 bytes a subtask in Flink 2.3.0's `_metadata`).
+pub const LEGACY_COMMITTER_STATE: &str = "streaming_committer_raw_states";
+
+impl TwoPhaseCommit {
+    /// `SinkWriterOperator.initializeState` of a restored job (any restore, whether or not this
+    /// subtask had state).
+    pub fn restored(&mut self) {
+        // A name registered once with one mode: registering it again is a no-op.
+        let _ = self
+            .writer_state
+            .register_list_state(LEGACY_COMMITTER_STATE, DistributionMode::SplitDistribute);
+        let _ = self.writer_state.update(LEGACY_COMMITTER_STATE, Vec::new());
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -334,6 +358,7 @@ impl Operator {
                     distribution: key_distribution.clone(),
                     bounded: bounded.map(share),
                     origin,
+                    split_id: (index + 1).to_string(),
                     seed,
                     next_seq: 0,
                     base_time: 0,

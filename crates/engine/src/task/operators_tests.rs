@@ -13,6 +13,7 @@ fn datagen(rate: u64, base_time: Micros, base_seq: u64, next_seq: u64) -> Datage
         distribution: KeyDistribution::Uniform,
         bounded: None,
         origin: 0,
+        split_id: "1".into(),
         seed: 7,
         next_seq,
         base_time,
