@@ -68,11 +68,11 @@ fn digest(json: &str) -> String {
 /// `runs()`'s reports, in order.
 const PINNED: [&str; 7] = [
     "10090d5580c63198",
-    "dea0a55b36a68eed",
-    "462cd92b9c5cb3b7",
-    "cec28ceda84d161b",
-    "f08919a91d80e5cf",
-    "6d079d17abdea24d",
+    "1b127c17d3244709",
+    "fe1a3475d4caa717",
+    "187b4aa87867a66c",
+    "3603f0d8c2da6918",
+    "bacdb8c83e5dc501",
     "3eb1f608069cce36",
 ];
 
