@@ -324,13 +324,6 @@ KNOWN_GAPS: dict[str, str] = {
     "two-input-join:alignment": "follows from the late payments barrier (start delay above)",
     "two-input-join:busy_ratio": "payments -> slow-enrich is 0.20 busy in the simulator (200 "
                                  "records/s at 1 ms) and 0.05-0.12 in Flink",
-    "seed-2pc-kill:checkpointed_size": "before the kill the sink's vertex holds 5818 bytes in "
-                                       "Flink and 5888 in the simulator (96 bytes a committable); "
-                                       "after the restore Flink's grows by 247 bytes a subtask "
-                                       "(6312 in every run) and stays so, the simulator's does "
-                                       "not: what the restored Committer keeps is not identified",
-    "seed-2pc-kill:state_size": "as checkpointed size",
-    "seed-2pc-kill:vertex_checkpointed_size": "as checkpointed size",
 }
 
 # A subtask counts as backpressured when its backPressuredTimeMsPerSecond is above Flink's
