@@ -65,8 +65,10 @@ pub fn timeline(p: &TimelineProps) -> Html {
     let drag = use_mut_ref(|| None::<(f64, View)>);
     let svg_ref = use_node_ref();
     let wrap_ref = use_node_ref();
-    // The scroll box's (scrollTop, clientHeight) in CSS pixels, for a chart of many rows.
-    let scroll = use_state(|| (0.0f64, 600.0f64));
+    // The scroll box's (scrollTop, clientHeight, clientWidth) in CSS pixels, for a chart of many
+    // rows: read when it scrolls or appears, never while rendering (a layout read there makes the
+    // browser lay the whole page out again, every tick of a large job).
+    let scroll = use_state(|| (0.0f64, 600.0f64, None::<f64>));
     let scroll_ref = use_node_ref();
 
     // Ctrl + wheel zooms around the pointer. A native listener: it must not be passive, or the
@@ -225,12 +227,17 @@ pub fn timeline(p: &TimelineProps) -> Html {
     let rows: usize = cps.iter().map(|c| c.subtasks.len() + 1).sum();
     let virtual_rows = rows > VIRTUAL_ROWS;
     // The view's y range in chart units: the chart is scaled to the box's width.
+    {
+        let (scroll, scroll_ref) = (scroll.clone(), scroll_ref.clone());
+        use_effect_with(virtual_rows, move |&tall| {
+            if let Some(el) = scroll_ref.cast::<web_sys::Element>().filter(|_| tall) {
+                scroll.set(box_geometry(&el));
+            }
+        });
+    }
     let visible = virtual_rows.then(|| {
-        let width = scroll_ref
-            .cast::<web_sys::Element>()
-            .map_or(d.w, |e| f64::from(e.client_width()));
-        let scale = (width / d.w).max(0.1);
-        let (top, view_h) = *scroll;
+        let (top, view_h, width) = *scroll;
+        let scale = (width.unwrap_or(d.w) / d.w).max(0.1);
         (
             (top - OVERSCAN_PX) / scale,
             (top + view_h + OVERSCAN_PX) / scale,
@@ -240,7 +247,7 @@ pub fn timeline(p: &TimelineProps) -> Html {
         let scroll = scroll.clone();
         Callback::from(move |e: Event| {
             let el: web_sys::Element = e.target_unchecked_into();
-            scroll.set((f64::from(el.scroll_top()), f64::from(el.client_height())));
+            scroll.set(box_geometry(&el));
         })
     };
     let (groups, bottom) = draw::groups(&cps, ax, AXIS_H, &onpin, visible);
@@ -316,4 +323,13 @@ pub fn timeline(p: &TimelineProps) -> Html {
             }
         </div>
     }
+}
+
+/// The scroll box's (scrollTop, clientHeight, clientWidth).
+fn box_geometry(el: &web_sys::Element) -> (f64, f64, Option<f64>) {
+    (
+        f64::from(el.scroll_top()),
+        f64::from(el.client_height()),
+        Some(f64::from(el.client_width())),
+    )
 }
