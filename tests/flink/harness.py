@@ -226,6 +226,25 @@ TOLERANCES: dict[str, Rule] = {
     "idle_ratio": Rule(info=True),
 }
 
+# Scenario-scoped rules, by "scenario:measure", where Flink's own spread is wider than the
+# measure's general rule. Incremental RocksDB and ForSt checkpoints hold whatever SST files the
+# background flushes and compactions have written by then: over 8 real runs on two days (2026-12-03
+# and -04, same kind of machine) the run medians of checkpointed size spread x1.34 for forst
+# (3.6-4.8 MB) and x1.25 for state-ttl-rocksdb (5.2-6.4 MB, its expired keys leave only at
+# compaction), and its state size x1.30 (9.7-12.7 MB). Within a session runs agree to a few %.
+# The debloater's band fits that spread and still fails a 2x error.
+COMPACTION_SIZE = Rule(abs=0, ratio=(0.75, 1.34))
+SCENARIO_TOLERANCES: dict[str, Rule] = {
+    f"{scenario}:{measure}": COMPACTION_SIZE
+    for scenario in ("forst", "state-ttl-rocksdb")
+    for measure in ("checkpointed_size", "state_size", "vertex_checkpointed_size")
+}
+
+
+def rule_of(row) -> Rule:
+    return SCENARIO_TOLERANCES.get(f"{row.scenario}:{row.measure}") or TOLERANCES[row.measure]
+
+
 # Known gaps: measures where the simulator is known to differ from Flink for a reason stated
 # here (and in docs/fidelity.md, "Not modelled yet"). A row outside its tolerance is reported as
 # "known gap" and does not fail the run; a gap that closes shows "ok" like any other row. Every
@@ -242,6 +261,15 @@ KNOWN_GAPS: dict[str, str] = {
     "rocksdb-incremental:end_to_end_duration_cp1": "as rocksdb-full",
     "forst:end_to_end_duration_cp1": "as rocksdb-full",
     "state-ttl-rocksdb:end_to_end_duration_cp1": "as rocksdb-full",
+    # 2026-12-04: Flink's state was 12.5 MB against 10.9 MB the day before (compaction drops
+    # the expired keys later), its flushes ran longer (sync 257 ms, simulated 185 ms) and the
+    # subtask whose flush waits for the other's acked at 356-432 ms (run medians; 212-406 the day
+    # before, when the simulator's 235 ms passed).
+    "state-ttl-rocksdb:end_to_end_duration": "the keyed state's size at the flush follows "
+        "RocksDB's compaction timing: on a day Flink holds 12.5 MB (simulated 10.8 MB) its two "
+        "flushes, one after the other, take 412 ms end to end against 298 ms",
+    "state-ttl-rocksdb:ack − trigger · count-per-key→…#1": "as its end-to-end duration: the "
+        "subtask whose flush waits for the other's",
     "list-state-rocksdb:end_to_end_duration_cp1": "as rocksdb-full",
     "persisted_data_cp1": "how full the queues are at checkpoint 1 depends on the cold start: "
                           "0.3 of Flink's in unaligned mode (record processing warms up only in "
@@ -1157,7 +1185,7 @@ class Verdict:
 
 
 def judge(row: Row) -> Verdict:
-    rule = TOLERANCES[row.measure]
+    rule = rule_of(row)
     gap = (KNOWN_GAPS.get(f"{row.scenario}:{row.label}")
            or KNOWN_GAPS.get(f"{row.scenario}:{row.measure}") or KNOWN_GAPS.get(row.measure))
     if rule.exact_set:
@@ -1223,7 +1251,7 @@ def judged(reals: list[dict], sims: list[dict], scenario: str,
 def table_rows(rows: list[Row]) -> list[list[str]]:
     out = []
     for row in rows:
-        rule = TOLERANCES[row.measure]
+        rule = rule_of(row)
         v = judge(row)
         if row.unit == "set":
             real_txt = " / ".join(row.real_set or ["–"])
@@ -1349,6 +1377,10 @@ def self_test() -> int:
                 real_runs, [[v] for v in sim])
         r.base = base
         return r
+
+    def scoped(scenario, r):
+        r.scenario = scenario
+        return r
     cases = [
         # (what, factor, row, expected verdict)
         ("heap async at x2.4 (stop 24's CI)", 2.4,
@@ -1369,6 +1401,15 @@ def self_test() -> int:
          "ok"),
         ("debloated size past it", 1.0,
          row("debloated_buffer_size", [[8.2 * KIB], [8.3 * KIB], [8.4 * KIB]], [12 * KIB]),
+         "FAIL"),
+        ("forst's checkpointed size x1.18 (its compactions' spread)", 1.0,
+         scoped("forst", row("checkpointed_size", [[4095 * KIB], [3618 * KIB]], [4698 * KIB])),
+         "ok"),
+        ("forst's checkpointed size x2", 1.0,
+         scoped("forst", row("checkpointed_size", [[4095 * KIB], [3618 * KIB]], [7900 * KIB])),
+         "FAIL"),
+        ("heap state size x1.18 (deterministic: x[0.9, 1.1])", 1.0,
+         scoped("large-state", row("state_size", [[4095 * KIB], [3618 * KIB]], [4698 * KIB])),
          "FAIL"),
     ]
     failed = 0
