@@ -5,17 +5,9 @@
 use gloo_timers::callback::Interval;
 use yew::prelude::*;
 
+use crate::cadence::{Cadence, FRAME_MS};
 use crate::clock;
 use crate::state::{Action, State};
-
-/// Wall-clock milliseconds between two simulation slices (and renders).
-const TICK_MS: u32 = 40;
-
-/// The render cost the next tick budgets for: a moving average, so that the occasional dear
-/// render (a checkpoint completing redraws the history) does not starve the ticks after it.
-fn render_cost(before: f64, newest: f64) -> f64 {
-    0.75 * before + 0.25 * newest
-}
 
 #[hook]
 pub fn use_page_effects(state: UseReducerHandle<State>) {
@@ -23,20 +15,22 @@ pub fn use_page_effects(state: UseReducerHandle<State>) {
     {
         let dispatcher = state.dispatcher();
         use_effect_with((), move |_| {
-            let render_ms = std::rc::Rc::new(std::cell::Cell::new(0.0));
-            let interval = Interval::new(TICK_MS, move || {
-                if crate::panic::panicked() {
+            let cadence = std::rc::Rc::new(Cadence::default());
+            let interval = Interval::new(FRAME_MS, move || {
+                let now_ms = clock::now_ms();
+                if crate::panic::panicked() || !cadence.due(now_ms) {
                     return;
                 }
                 dispatcher.dispatch(Action::Tick {
-                    now_ms: clock::now_ms(),
-                    render_ms: render_ms.get(),
+                    now_ms,
+                    render_ms: cadence.render_ms(),
                 });
                 // Yew re-renders in a microtask queued by the dispatch; this one runs after it.
                 let reduced = clock::now_ms();
-                let render_ms = render_ms.clone();
+                cadence.simulated(reduced - now_ms);
+                let cadence = cadence.clone();
                 wasm_bindgen_futures::spawn_local(async move {
-                    render_ms.set(render_cost(render_ms.get(), clock::now_ms() - reduced));
+                    cadence.rendered(clock::now_ms() - reduced);
                 });
             });
             move || drop(interval)
@@ -135,16 +129,5 @@ fn focus_panel(name: &str) {
     el.scroll_into_view();
     if let Some(el) = wasm_bindgen::JsCast::dyn_ref::<web_sys::HtmlElement>(&el) {
         let _ = el.focus();
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::render_cost;
-
-    #[test]
-    fn one_dear_render_moves_the_average_a_quarter_of_the_way() {
-        assert_eq!(render_cost(2.0, 30.0), 9.0);
-        assert_eq!(render_cost(9.0, 1.0), 7.0);
     }
 }

@@ -3,6 +3,7 @@
 pub mod app;
 pub mod bench;
 mod budget;
+mod cadence;
 mod clock;
 pub mod compare;
 mod components;

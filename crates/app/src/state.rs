@@ -102,6 +102,9 @@ pub struct Ui {
     pub lagging: bool,
     /// When the last tick while playing was (wall clock, ms).
     last_tick_ms: Option<f64>,
+    /// Simulated time the last ticks ran out of budget for, made up by the next (at 1x and
+    /// the other fixed speeds), while playing on from `last_tick_ms`.
+    owed: Micros,
     pub help_open: bool,
     /// The task index the inspector shows.
     pub inspected: Option<u32>,

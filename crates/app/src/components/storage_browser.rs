@@ -55,7 +55,12 @@ struct Shared {
     /// listed, a retired one back).
     queue: std::collections::VecDeque<(StorageEffect, u32)>,
     draining: bool,
+    /// When the task last listed what is stored (wall clock, ms).
+    listed_ms: f64,
 }
+
+/// While writes keep coming (a job at maximum speed), the list still follows them this often.
+const LIST_EVERY_MS: f64 = 1_000.0;
 
 fn retention_label(r: ExternalizedCheckpointRetention) -> &'static str {
     match r {
@@ -85,6 +90,7 @@ fn run_effects(
     {
         let mut s = shared.borrow_mut();
         s.queue.extend(effects);
+        crate::storage::queue::coalesce(&mut s.queue);
         if s.draining {
             return; // the running task takes them
         }
@@ -92,11 +98,18 @@ fn run_effects(
     }
     spawn_local(async move {
         loop {
-            let next = shared.borrow_mut().queue.pop_front();
-            let Some((effect, retain)) = next else {
+            let (next, list_due) = {
+                let mut s = shared.borrow_mut();
+                let due = crate::clock::now_ms() - s.listed_ms >= LIST_EVERY_MS;
+                (s.queue.pop_front(), due)
+            };
+            if next.is_none() || list_due {
+                shared.borrow_mut().listed_ms = crate::clock::now_ms();
                 if let Ok(list) = db::list(&db).await {
                     entries.set(list);
                 }
+            }
+            let Some((effect, retain)) = next else {
                 // Effects queued while listing need another round.
                 let mut s = shared.borrow_mut();
                 if s.queue.is_empty() {
@@ -140,6 +153,7 @@ pub fn storage_browser(p: &StorageProps) -> Html {
         waiting: Vec::new(),
         queue: std::collections::VecDeque::new(),
         draining: false,
+        listed_ms: 0.0,
     });
     // Open once; effects produced meanwhile wait.
     {

@@ -2,6 +2,7 @@
 //! (`db`), in the record layout of `records`. See docs/storage.md.
 
 pub mod db;
+pub mod queue;
 pub mod records;
 pub mod work;
 
