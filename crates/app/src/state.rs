@@ -98,8 +98,6 @@ pub struct State {
 pub struct Ui {
     pub playing: bool,
     pub speed: Speed,
-    /// The last tick ran out of budget before catching up with the wall clock.
-    pub lagging: bool,
     /// When the last tick while playing was (wall clock, ms).
     last_tick_ms: Option<f64>,
     /// Simulated time the last ticks ran out of budget for, made up by the next (at 1x and
@@ -129,6 +127,13 @@ pub struct Ui {
     pub fault_error: Option<String>,
     /// Why the link in the URL did not load, and what runs instead (dismissible).
     pub notice: Option<Notice>,
+}
+
+impl Ui {
+    /// The last tick ran out of budget before catching up with the wall clock.
+    pub fn lagging(&self) -> bool {
+        self.owed > 0
+    }
 }
 
 /// What a new job keeps of the old one besides the page's settings (see `State::replace_job`).

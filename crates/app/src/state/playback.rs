@@ -134,7 +134,6 @@ impl State {
             let budget = tick_budget(render_ms, compare_local);
             let owed = self.ui.last_tick_ms.map_or(0, |_| self.ui.owed);
             next.ui.owed = advance(&mut sim, self.ui.speed, gap, owed, budget);
-            next.ui.lagging = next.ui.owed > 0;
             if !sim.status.is_live() {
                 next.ui.playing = false;
             }

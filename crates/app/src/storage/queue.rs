@@ -59,13 +59,12 @@ pub fn superseded(queue: &[Pending]) -> Vec<bool> {
             let later = &queue[i + 1..];
             let rewritten = later.iter().any(|l| l.key.as_ref() == Some(key));
             let keep = p.retain.max(1) as usize;
-            let newer = later
+            let mut newer = later
                 .iter()
-                .filter(|l| l.job == p.job && l.key.is_some() && !l.savepoint && l.id > p.id)
-                .collect::<Vec<_>>();
+                .filter(|l| l.job == p.job && l.key.is_some() && !l.savepoint && l.id > p.id);
             // Retention with another `num-retained` keeps another set: then keep the write.
-            let same_retention = newer.iter().all(|l| l.retain == p.retain);
-            rewritten || (same_retention && newer.len() >= keep)
+            let same_retention = newer.clone().all(|l| l.retain == p.retain);
+            rewritten || (same_retention && newer.nth(keep - 1).is_some())
         })
         .collect()
 }
