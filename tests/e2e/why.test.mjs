@@ -10,8 +10,9 @@ after(async () => { await browser?.close(); await site?.close(); });
 
 /**
  * Opens seed-backpressure at `speed`, pauses at the first frame past `seconds` of simulated time
- * (checked on every animation frame: at max speed a frame moves ~10 s and checkpoint 2 leaves the
- * ten-entry history after ~55 s), and returns the why panel's sentences for checkpoint `id`.
+ * (checked on every animation frame), travels back to `seconds` if the last frame went past it
+ * (at max speed a frame moves 5-150 s, and checkpoint 2 leaves the ten-entry history after
+ * ~55 s), and returns the why panel's sentences for checkpoint `id`.
  */
 async function whyAt(speed, id, seconds) {
   const { page, errors } = await openPage(browser, site.url);
@@ -26,6 +27,13 @@ async function whyAt(speed, id, seconds) {
     return true;
   }, seconds, { polling: 'raf', timeout: 60000 });
   assert.equal(await page.getAttribute('#play', 'aria-pressed'), 'false');
+  // The scrubber counts hundredths of a simulated second.
+  await page.$eval('#scrubber', (el, v) => {
+    el.value = String(v);
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+  }, Math.round(seconds * 100));
+  await page.waitForFunction((seconds) => Number(document.querySelector('#sim-time').textContent
+    .match(/([\d.]+) s/)?.[1]) <= seconds + 0.01, seconds);
   await page.selectOption('#why-checkpoint', String(id));
   await page.waitForFunction((id) => document.querySelector('#why-text li')?.textContent
     .includes(`Checkpoint ${id} `), id);
