@@ -211,7 +211,7 @@ pub const CONFIG_KEYS: &[ConfigKeyInfo] = &[
     key("barrierlab.ack-latency", "3 ms", ValueKind::Duration { min: 0 }, &[],
         "Barrier Lab: from a subtask's async phase ending until the JobManager records its ack (RPC, JobMaster thread, I/O executor), plus jitter."),
     key("barrierlab.thread-jitter", "3 ms", ValueKind::Duration { min: 0 }, &[],
-        "Barrier Lab: thread hand-off noise: a uniform random 0..jitter added to the trigger, the start of the async phase and the ack (seeded, so runs stay reproducible)."),
+        "Barrier Lab: thread hand-off noise: a uniform random 0..jitter added to the trigger, to a waiting task's wake-up on new input, to the start of the async phase and to the ack (seeded, so runs stay reproducible)."),
     key("barrierlab.warm-up.trigger", "27 ms", ValueKind::Duration { min: 0 }, &[],
         "Barrier Lab: the JVM warming up. A TaskManager's first checkpoint trigger loads and initializes the classes on its path: the sources there run their trigger mail this much later (triggers arriving meanwhile wait for the same end). 0: a warm JVM."),
     key("barrierlab.warm-up.sync", "11 ms", ValueKind::Duration { min: 0 }, &[],

@@ -642,6 +642,23 @@ impl Simulation {
         }
     }
 
+    /// New input (a buffer, or a buffer back in a backpressured producer's pool) for `task`. A
+    /// task that waits with nothing scheduled sleeps on its mailbox: the producer's thread
+    /// completes the availability future, whose resume mail wakes the task's thread, a thread
+    /// hand-off like the trigger's. A task that is busy or already woken finds the input itself.
+    pub(crate) fn wake_for_input(&mut self, task: u32) {
+        let t = &self.tasks[task as usize];
+        let sleeping = !t.is_source()
+            && t.busy_until <= self.now
+            && self.wake_at[task as usize].is_none_or(|w| w < self.now);
+        let at = if sleeping {
+            self.now.saturating_add(self.jitter())
+        } else {
+            self.now
+        };
+        self.schedule_wake(task, at);
+    }
+
     pub(crate) fn schedule_wake(&mut self, task: u32, at: Micros) {
         let at = at.max(self.now);
         match self.wake_at[task as usize] {
@@ -660,7 +677,7 @@ impl Simulation {
         let now = self.now;
         match effect {
             TaskEffect::Wake { task, at } => self.schedule_wake(task, at),
-            TaskEffect::Poke { task } => self.schedule_wake(task, now),
+            TaskEffect::Poke { task } => self.wake_for_input(task),
             TaskEffect::RecoveredInputConsumed { task } => {
                 let tasks = vec![self.tasks[task as usize].id];
                 self.coordinator_input(CoordinatorInput::TasksRunning { tasks });

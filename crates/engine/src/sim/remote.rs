@@ -38,7 +38,7 @@ impl Simulation {
                 },
             );
         }
-        self.schedule_wake(arrived.task, now);
+        self.wake_for_input(arrived.task);
     }
 
     /// The task read a buffer of a remote channel.
