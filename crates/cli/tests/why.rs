@@ -16,7 +16,7 @@ fn explains_a_backpressured_checkpoint_in_sentences() {
     assert!(ok, "{err}");
     let lines: Vec<&str> = out.lines().collect();
     assert!(
-        lines[0].starts_with("Checkpoint 2 took 2.34 s end to end"),
+        lines[0].starts_with("Checkpoint 2 took 2.36 s end to end"),
         "{out}"
     );
     assert!(out.contains("The start delay phase dominated"), "{out}");
