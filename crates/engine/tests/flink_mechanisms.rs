@@ -6,8 +6,12 @@ use barrierlab_engine::sim::Simulation;
 use barrierlab_engine::trace::TraceKind;
 use barrierlab_engine::types::MICROS_PER_SEC;
 
-fn run(mut scenario: Scenario, seconds: u64) -> Simulation {
-    scenario.seed = 1;
+fn run(scenario: Scenario, seconds: u64) -> Simulation {
+    run_seed(scenario, 1, seconds)
+}
+
+fn run_seed(mut scenario: Scenario, seed: u64, seconds: u64) -> Simulation {
+    scenario.seed = seed;
     let mut sim = Simulation::new(scenario).expect("valid scenario");
     sim.run_until(seconds * MICROS_PER_SEC);
     sim
@@ -405,13 +409,9 @@ fn keyed_processed(sim: &Simulation) -> Vec<u64> {
         .stats()
         .history()
         .filter(|cp| cp.completion_timestamp.is_some() && cp.id > 1)
-        .flat_map(|cp| {
-            cp.tasks
-                .iter()
-                .filter(|(v, _)| Some(**v as usize) == keyed)
-                .flat_map(|(_, t)| t.subtasks.values().map(|s| s.metrics.processed_bytes))
-                .collect::<Vec<_>>()
-        })
+        .flat_map(|cp| cp.tasks.iter())
+        .filter(|(v, _)| Some(**v as usize) == keyed)
+        .flat_map(|(_, t)| t.subtasks.values().map(|s| s.metrics.processed_bytes))
         .collect()
 }
 
@@ -424,10 +424,7 @@ fn a_waiting_consumer_wakes_after_a_hand_off_and_reads_both_barriers_round_robin
     // 82 keyed subtask checkpoints of seed-demo: 39 % are 0 B, the rest 1-32 KiB.
     let mut processed = Vec::new();
     for seed in 1..=8 {
-        let mut scenario = preset("seed-demo").unwrap();
-        scenario.seed = seed;
-        let mut sim = Simulation::new(scenario).expect("valid scenario");
-        sim.run_until(40 * MICROS_PER_SEC);
+        let sim = run_seed(preset("seed-demo").unwrap(), seed, 40);
         processed.extend(keyed_processed(&sim));
     }
     let zeros = processed.iter().filter(|b| **b == 0).count();
