@@ -253,17 +253,16 @@ def rule_of(row) -> Rule:
 # "known gap" and does not fail the run; a gap that closes shows "ok" like any other row. Every
 # entry is a modelling task left open, not a tolerance.
 KNOWN_GAPS: dict[str, str] = {
-    # Checkpoint 1's JVM warm-up is modelled on the checkpoint paths (task/warm_up.rs); where the
-    # keyed subtasks are busy at checkpoint 1, their cold record processing is not.
-    "seed-backpressure:end_to_end_duration_cp1": "record processing on a cold JVM: at checkpoint "
-        "1 Flink's barrier waits ~640 ms in front of the 5 ms-a-record subtasks, the simulator's "
-        "~200 ms; only the checkpoint paths warm up in the simulator",
-    "rocksdb-full:end_to_end_duration_cp1": "as seed-backpressure: the RocksDB subtasks at "
-        "50 000 records/s start checkpoint 1 117-154 ms after the trigger in Flink, ~35 ms in the "
-        "simulator",
-    "rocksdb-incremental:end_to_end_duration_cp1": "as rocksdb-full",
-    "forst:end_to_end_duration_cp1": "as rocksdb-full",
-    "state-ttl-rocksdb:end_to_end_duration_cp1": "as rocksdb-full",
+    # Checkpoint 1: the JVM warm-up is modelled on the checkpoint paths (task/warm_up.rs), and
+    # the sources' head start (build.rs, `barrierlab.source-open-lead`): the tasks without keyed
+    # state RUNNING `task-running-spread` (40 ms) before the keyed ones. A keyed RocksDB or ForSt
+    # subtask builds its native backend while INITIALIZING: in the real runs the sources are
+    # RUNNING 290-460 ms before it, and queue that much more in front of the first barrier.
+    "forst:end_to_end_duration_cp1": "Flink's keyed ForSt subtasks are RUNNING 320-460 ms after "
+        "the sources (the native backend is built while INITIALIZING), the simulator's 40 ms "
+        "after (task-running-spread): fewer records queue in front of checkpoint 1's barrier",
+    "list-state-rocksdb:end_to_end_duration_cp1": "as forst: the keyed RocksDB subtasks are "
+        "RUNNING 330-385 ms after the sources in Flink",
     # 2026-12-04: Flink's state was 12.5 MB against 10.9 MB the day before (compaction drops
     # the expired keys later), its flushes ran longer (sync 257 ms, simulated 185 ms) and the
     # subtask whose flush waits for the other's acked at 356-432 ms (run medians; 212-406 the day
@@ -273,10 +272,14 @@ KNOWN_GAPS: dict[str, str] = {
         "flushes, one after the other, take 412 ms end to end against 298 ms",
     "state-ttl-rocksdb:ack − trigger · count-per-key→…#1": "as its end-to-end duration: the "
         "subtask whose flush waits for the other's",
-    "list-state-rocksdb:end_to_end_duration_cp1": "as rocksdb-full",
-    "persisted_data_cp1": "how full the queues are at checkpoint 1 depends on the cold start: "
-                          "0.3 of Flink's in unaligned mode (record processing warms up only in "
-                          "Flink)",
+    # Over the saved runs of 5 days (13 real runs): the keyed subtasks' async phase has day
+    # medians of 2-6 ms (run medians 1-9 ms) against the sources' 1 ms; the simulator gives both
+    # 1-2 ms. Near the rule's edge, a change of the seeded draws alone moves the row across it.
+    "seed-demo:async · count-per-key→…#0": "the keyed subtask's async phase: Flink 2-6 ms (day "
+        "medians over 5 days), the simulator 1-2 ms, as its sources': the heap snapshot below "
+        "the 20 KB inline threshold writes no file and costs nothing in the simulator; where "
+        "Flink spends the time is not identified",
+    "seed-demo:async · count-per-key→…#1": "as count-per-key#0",
     "seed-backpressure:alignment": "the 7-key subtask (starved, not backpressured) aligns for "
                                    "5-10 ms in Flink (a 5 ms record or two between its barriers) "
                                    "and mostly 0 ms in the simulator",
@@ -325,6 +328,7 @@ KNOWN_GAPS: dict[str, str] = {
     "rocksdb-incremental:ack − trigger · count-per-key→…#1": "as count-per-key#0",
     "rocksdb-full:ack − trigger · count-per-key→…#0": "as rocksdb-incremental",
     "rocksdb-full:ack − trigger · count-per-key→…#1": "as rocksdb-incremental",
+    "state-ttl-rocksdb:ack − trigger · count-per-key→…#0": "as rocksdb-incremental",
     "forst:ack − trigger · count-per-key→…#0": "as rocksdb-incremental",
     "forst:ack − trigger · count-per-key→…#1": "as rocksdb-incremental",
     "forst:busy_ratio": "as large-state for the datagen; the keyed count runs its state access "
@@ -1181,6 +1185,55 @@ def calibration_sets(speed: float) -> list[str]:
     return out
 
 
+# The job's start, measured in each real run's log and given to the simulator as input (never
+# judged): how long a source operator exists before its task is RUNNING (its rate limiter stores
+# permits meanwhile) and how long the first task is RUNNING before the last. Both are the JVM's
+# class loading and state backend set-up, 59-144 ms and 3-460 ms over the harness's runs; they
+# set how much the sources queue before checkpoint 1 (seed-backpressure's checkpoint 1 took
+# 458-1551 ms over 14 runs, tracking the first).
+STARTUP_LOG_TS = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3})")
+
+
+def startup_of(log: Path) -> tuple[float, float] | None:
+    """(source operator created → its task RUNNING, first task RUNNING → last) in ms, from one
+    run's log, over the first deployment (the lines before the first trigger)."""
+    def ms(line: str) -> float | None:
+        m = STARTUP_LOG_TS.match(line)
+        if not m:
+            return None
+        t = datetime.datetime.strptime(m.group(1), "%Y-%m-%d %H:%M:%S,%f")
+        return t.timestamp() * 1000
+    created, sources, running = [], [], []
+    for line in log.read_text(errors="replace").splitlines():
+        if "Triggering checkpoint" in line:
+            break
+        t = ms(line)
+        if t is None:
+            continue
+        if "SourceOperator initialized" in line:
+            created.append(t)
+        elif "taskmanager.Task" in line and "INITIALIZING to RUNNING" in line:
+            running.append(t)
+            if "Source: " in line:
+                sources.append(t)
+    n = min(len(created), len(sources))
+    if n == 0 or len(running) < 2:
+        return None
+    leads = [b - a for a, b in zip(sorted(created)[:n], sorted(sources)[:n])]
+    return statistics.median(leads), max(running) - min(running)
+
+
+def startup_sets(run_dirs: list[Path]) -> list[str]:
+    measured = [m for d in run_dirs if (d / "flink.log").exists()
+                and (m := startup_of(d / "flink.log"))]
+    if not measured:
+        return []
+    lead = statistics.median(m[0] for m in measured)
+    spread = statistics.median(m[1] for m in measured)
+    return ["--set", f"barrierlab.source-open-lead={round(lead * 1000)}us",
+            "--set", f"barrierlab.task-running-spread={round(spread * 1000)}us"]
+
+
 @dataclass
 class Verdict:
     text: str  # ok / FAIL / info / –
@@ -1231,6 +1284,14 @@ def judge(row: Row) -> Verdict:
         q1, _, q3 = statistics.quantiles(real, n=4)
         if q1 <= s <= q3:
             return Verdict("ok", False, f"in real's interquartile range "
+                                        f"{fmt_value(q1, row.unit)}–{fmt_value(q3, row.unit)}")
+    # The simulated median is a sample too: 8 seeds of a value spread evenly over a buffer
+    # (0-32 KiB) put it anywhere within ±4 KiB. So the real median inside the simulated values'
+    # interquartile range passes as well (both central halves hold the other's median).
+    if not good and rule.iqr and len(sim) >= 8:
+        q1, _, q3 = statistics.quantiles(sim, n=4)
+        if q1 <= r <= q3:
+            return Verdict("ok", False, f"real inside the simulated interquartile range "
                                         f"{fmt_value(q1, row.unit)}–{fmt_value(q3, row.unit)}")
     short = rule.long_from is None or r < rule.long_from
     if not good and too_slow[0] and row.measure in FRAMEWORK_DURATIONS and short:
@@ -1594,11 +1655,16 @@ def main() -> int:
                 for extra in sc_out.glob("run-*"):
                     if extra.is_dir() and int(extra.name.split("-")[1]) > runs:
                         shutil.rmtree(extra)
+            startup = startup_sets(sorted(sc_out.glob("run-*")))
+            if startup:
+                print(f"[{sc.name}] job start measured in the real runs' logs: "
+                      f"{startup[1]}, {startup[3]}", flush=True)
+
             def run_sims(at: float | None = None, name: str = "sim-seed") -> list[dict]:
                 out = []
                 for seed in range(1, sim_seeds + 1):
                     cmd = [bl, "run", *sargs, *calibration_sets(speed if at is None else at),
-                           "--seconds", str(seconds),
+                           *startup, "--seconds", str(seconds),
                            "--seed", str(seed), "--format", "json", "--start-time", "0"]
                     report = json.loads(run_cmd(cmd, timeout=600))
                     (sc_out / f"{name}-{seed}.json").write_text(

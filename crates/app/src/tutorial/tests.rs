@@ -98,7 +98,7 @@ fn alignment_blocks_one_channel_until_the_last_barrier() {
     assert_eq!(blocked.place, resumed.place, "the same subtask aligns");
     // Under backpressure the barriers queue behind data for seconds and then arrive close
     // together: the time is start delay; the alignment itself is short, but there is one (the
-    // step shows the 9-key subtask: the 7-key one gets both barriers at once).
+    // step shows the 7-key subtask: the 9-key one gets both barriers at once).
     assert!(resumed.time > blocked.time);
     assert!(resumed.time - blocked.time < 100_000);
     let done = reach(t, 3).unwrap();

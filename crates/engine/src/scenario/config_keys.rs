@@ -202,6 +202,8 @@ pub const CONFIG_KEYS: &[ConfigKeyInfo] = &[
         "Barrier Lab: from the job's start (the checkpoint scheduler starts) until its tasks are RUNNING; sources produce from then, and a checkpoint triggered earlier fails (NOT_ALL_REQUIRED_TASKS_RUNNING)."),
     key("barrierlab.task-running-spread", "40 ms", ValueKind::Duration { min: 0 }, &[],
         "Barrier Lab: how long before the last task the first one switches to RUNNING at the job's start; the ExecutionGraph starts the checkpoint scheduler then, and its trigger fails (NOT_ALL_REQUIRED_TASKS_RUNNING)."),
+    key("barrierlab.source-open-lead", "90 ms", ValueKind::Duration { min: 0 }, &[],
+        "Barrier Lab: at the job's start, from a source operator's creation until its task is RUNNING. The source's reader and the DataGeneratorSource's rate limiter (Guava's SmoothBursty) are created with the operator, and the limiter stores permits until the first record (at most a second's): the source begins with a burst of the records due since then. The tasks without keyed state are RUNNING task-running-spread before the others. 0: no burst."),
     key("barrierlab.task-redeploy-time", "170 ms", ValueKind::Duration { min: 0 }, &[],
         "Barrier Lab: after a failover, from the restart until the new tasks are deployed and start to restore their state (CREATED, SCHEDULED, DEPLOYING); they are RUNNING once their state is read back."),
     key("barrierlab.trigger-latency", "2 ms", ValueKind::Duration { min: 0 }, &[],

@@ -257,6 +257,7 @@ impl Simulation {
         self.taskmanager = d.taskmanager;
         self.size_taskmanagers();
         self.wake_at = vec![None; n];
+        self.initializing = vec![false; n];
         self.timer_at = vec![None; n];
         self.status = JobStatus::Running;
         if let Some(id) = from {

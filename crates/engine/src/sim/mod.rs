@@ -157,6 +157,8 @@ pub struct SimParams {
     pub task_deploy_time: Micros,
     /// At the job's start: the first task is RUNNING this long before the last.
     pub task_running_spread: Micros,
+    /// At the job's start: a source's rate limiter exists this long before its task is RUNNING.
+    pub source_open_lead: Micros,
     /// After a failover: from the restart until the tasks start to restore their state.
     pub task_redeploy_time: Micros,
     /// Trigger timestamp → trigger mail at a source; async end → ack recorded (before jitter).
@@ -227,6 +229,9 @@ pub struct Simulation {
     queue: EventQueue<Event>,
     rng: ChaCha8Rng,
     wake_at: Vec<Option<Micros>>,
+    /// Deployed but not RUNNING yet (at the job's start, the tasks with keyed state while the
+    /// others already run): such a task neither wakes nor reads its input.
+    initializing: Vec<bool>,
     timer_at: Vec<Option<Micros>>,
     alignment_timers: BTreeSet<(u32, CheckpointId)>,
     coordinator_timers: BTreeMap<CoordinatorTimer, u64>,
@@ -300,6 +305,7 @@ impl Simulation {
             rpc_latency: c.rpc_latency,
             task_deploy_time: c.task_deploy_time,
             task_running_spread: c.task_running_spread,
+            source_open_lead: c.source_open_lead,
             task_redeploy_time: c.task_redeploy_time,
             trigger_latency: c.trigger_latency,
             trigger_dispatch: c.trigger_dispatch,
@@ -368,6 +374,7 @@ impl Simulation {
             first_tasks_running_at: None,
             queue: EventQueue::default(),
             wake_at: vec![None; n],
+            initializing: vec![false; n],
             timer_at: vec![None; n],
             alignment_timers: BTreeSet::new(),
             coordinator_timers: BTreeMap::new(),
@@ -491,7 +498,9 @@ impl Simulation {
             Event::TaskWake { task } => {
                 if self.wake_at[task as usize] == Some(self.now) {
                     self.wake_at[task as usize] = None;
-                    self.with_task(task, |t, ctx| t.step(ctx));
+                    if !self.initializing[task as usize] {
+                        self.with_task(task, |t, ctx| t.step(ctx));
+                    }
                 }
             }
             Event::MailArrive { task, mail, urgent } => {
@@ -562,10 +571,12 @@ impl Simulation {
             Event::Fault { index } => self.fire_fault(index as usize),
             Event::Restart => self.restart(),
             Event::FirstTaskRunning { deployment } => {
-                let started = self.coordinator.is_periodic_scheduling();
-                if deployment == self.deployments && self.status == JobStatus::Running && !started {
-                    // Not the first start: its delay is min-pause, no random draw.
-                    self.coordinator_input(CoordinatorInput::StartScheduler { random: 0 });
+                if deployment == self.deployments && self.status == JobStatus::Running {
+                    self.first_tasks_running();
+                    if !self.coordinator.is_periodic_scheduling() {
+                        // Not the first start: its delay is min-pause, no random draw.
+                        self.coordinator_input(CoordinatorInput::StartScheduler { random: 0 });
+                    }
                 }
             }
             Event::TasksRunning { deployment } => {
@@ -647,6 +658,10 @@ impl Simulation {
     /// completes the availability future, whose resume mail wakes the task's thread, a thread
     /// hand-off like the trigger's. A task that is busy or already woken finds the input itself.
     pub(crate) fn wake_for_input(&mut self, task: u32) {
+        if self.initializing[task as usize] {
+            // Its input waits in the channels until it is RUNNING (`tasks_running` wakes it).
+            return;
+        }
         let t = &self.tasks[task as usize];
         let sleeping = !t.is_source()
             && t.busy_until <= self.now
