@@ -16,11 +16,11 @@ fn explains_a_backpressured_checkpoint_in_sentences() {
     assert!(ok, "{err}");
     let lines: Vec<&str> = out.lines().collect();
     assert!(
-        lines[0].starts_with("Checkpoint 2 took 2.36 s end to end"),
+        lines[0].starts_with("Checkpoint 2 took 2.32 s end to end"),
         "{out}"
     );
     assert!(out.contains("The start delay phase dominated"), "{out}");
-    assert!(out.contains("behind up to 9 data buffers"), "{out}");
+    assert!(out.contains("behind up to 8 data buffers"), "{out}");
     // Only the answer: not the history table.
     assert!(!out.contains("fingerprint"), "{out}");
 }

