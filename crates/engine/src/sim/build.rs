@@ -214,15 +214,14 @@ impl super::Simulation {
     /// the others wait for `tasks_running`. Nothing changes for a job without keyed state.
     pub(super) fn first_tasks_running(&mut self) {
         let keyed = |t: &StreamTask| t.operators.iter().any(|o| o.keyed_ref().is_some());
-        if !self.tasks.iter().any(keyed) {
+        self.initializing = self.tasks.iter().map(keyed).collect();
+        if !self.initializing.contains(&true) {
             return;
         }
-        let early: Vec<u32> = (0..self.tasks.len() as u32)
-            .filter(|&t| !keyed(&self.tasks[t as usize]))
-            .collect();
-        self.initializing = self.tasks.iter().map(keyed).collect();
-        for t in early {
-            self.start_task(t);
+        for t in 0..self.tasks.len() as u32 {
+            if !self.initializing[t as usize] {
+                self.start_task(t);
+            }
         }
     }
 
@@ -288,13 +287,14 @@ impl super::Simulation {
     /// deployment (the uncalibrated model) nor after a failover (not modelled: the restored
     /// sources' operators are created 14-17 ms before RUNNING on the warm JVM).
     fn source_lead(&mut self) -> Micros {
-        let lead = self.params.source_open_lead;
-        if self.deployments != 1 || lead == 0 || self.params.task_deploy_time == 0 {
+        let most = self.params.task_deploy_time.min(1_000_000);
+        let lead = self.params.source_open_lead.min(most);
+        if self.deployments != 1 || lead == 0 {
             return 0;
         }
         let quarter = lead / 4;
         let drawn = lead - quarter + self.rng.next_u64() % (2 * quarter + 1);
-        drawn.min(self.params.task_deploy_time).min(1_000_000)
+        drawn.min(most)
     }
 
     /// The coordinator learns the RUNNING tasks (its plan); recovering tasks are reported.
