@@ -286,12 +286,6 @@ KNOWN_GAPS: dict[str, str] = {
     "vertex_checkpointed_size_inflight": "in unaligned checkpoints the consumers' input channel "
                                          "state comes out 25-30 % below Flink's (the keyed "
                                          "vertex's size: 30 KiB against 41 KiB)",
-    # One row, by its label: the 7-key subtask of the seed job under backpressure.
-    "seed-backpressure:busy ratio · count-per-key→…#0": "the 7-key subtask gets 7/9 of the 9-key "
-        "subtask's records: the simulator's busy ratio is 0.77, Flink's 0.86 on a machine at its "
-        "usual speed and 1.00 on a slowed one (each record costs Flink more than its 5 ms sleep "
-        "there; not identified)",
-    "seed-unaligned:busy ratio · count-per-key→…#0": "as in seed-backpressure",
     # The keyed subtasks' start delay in unaligned mode, over 12 CI runs on this kind of machine:
     # simulated / real 0.33-0.83, median 0.62. Flink takes ~4.5 ms from the source's barrier to
     # the keyed subtask's trigger (a 5 ms record in progress, then the `processPriorityEvents`
@@ -353,13 +347,6 @@ KNOWN_GAPS: dict[str, str] = {
     "two-input-join:start_delay": "the source chain payments -> slow-enrich (1 ms a record): the "
                                   "simulator's trigger mail waits 12 ms there against Flink's 5 ms",
     "two-input-join:alignment": "follows from the late payments barrier (start delay above)",
-    # Both real runs of 2026-12-04: the vertex's accumulated-busy-time (REST /jobs/:id) is 0.23
-    # of its time, task start included (the idle union's is 0.01); the gauge reads 0 at 10-20 s.
-    "two-input-join:busy_ratio": "payments -> slow-enrich is 0.20 busy in the simulator (200 "
-                                 "records/s at 1 ms) and 0.05-0.12 by Flink's busyTimeMsPerSecond, "
-                                 "which reads 0.0 for its first 20 s; Flink's own accumulated busy "
-                                 "time for the vertex is 0.23 of the run: the gauge, not the work, "
-                                 "differs (not identified why)",
 }
 
 # A subtask counts as backpressured when its backPressuredTimeMsPerSecond is above Flink's
@@ -1845,8 +1832,8 @@ def markdown_document(args, sections: list[str], runs: int, seeds: int, wall: fl
         "Real values pool every completed checkpoint except checkpoint 1 (reported on its own "
         "rows), every subtask and every run; `runs` lists each run's median. Ratios are "
         "`busyTimeMsPerSecond` etc. / 1000 per subtask from each run's last metric snapshot "
-        "(Flink's gauges cover 5 s; its REST metric store refreshes every 10 s), against the "
-        "simulator's last 5 s. "
+        "(its REST metric store refreshes every 10 s), against the simulator's gauges at the "
+        "run's end: both are `TimerGauge`s, means over up to 60 s of 5 s slots. "
         "Tolerances: `TOLERANCES` in `tests/flink/harness.py`; `< noise` marks a rule tighter "
         "than the spread between real runs.",
     ]

@@ -274,8 +274,9 @@ fn print_table(sim: &Simulation) {
         );
     }
     println!();
-    println!("backpressure (last 5 s):");
-    let report = sim.backpressure(5);
+    // Flink's REST gauges: for up to a minute after a task starts they lag what it does.
+    println!("backpressure (Flink's gauges: time per second over up to the last 60 s):");
+    let report = sim.backpressure();
     for (id, vertex) in sim.job_vertex_ids().iter().zip(sim.vertex_names()) {
         let subtasks: Vec<String> = report
             .get(id)

@@ -119,7 +119,7 @@ fn sixteen_integer_keys_split_seven_nine_over_two_subtasks() {
         (records[0] * 1600 / total).abs_diff(700) <= 14,
         "{records:?}"
     );
-    let bp = sim.backpressure(30);
+    let bp = sim.backpressure();
     let keyed = &sim.job_vertex_ids()[1];
     assert_eq!(bp[keyed].subtasks[0].records_in, records[0]);
 }

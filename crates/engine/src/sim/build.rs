@@ -247,6 +247,9 @@ impl super::Simulation {
     /// Guava's SmoothBursty keeps up to a second's, so the source begins with a burst.
     fn start_task(&mut self, t: u32) {
         let now = self.now;
+        // The task's metric group registers its gauges (`TaskIOMetricGroup`).
+        let phase = self.view_updater_phase;
+        self.tasks[t as usize].time.register_gauges(now, phase);
         if self.tasks[t as usize].is_source() {
             let lead = self.source_lead();
             if let Some(Operator::Datagen(dg)) = self.tasks[t as usize].operators.first_mut() {

@@ -42,6 +42,9 @@ use crate::network::Network;
 use crate::scenario::{CheckpointingMode, JobGraph, Scenario};
 use crate::task::{Mail, StreamTask, TaskCtx, TaskEffect, TaskParams, TaskStateSnapshot};
 use crate::trace::Trace;
+
+/// Salts the seed for the `ViewUpdater`'s phase, so it is not the job id's hash.
+const VIEW_UPDATER_SALT: u64 = 0x5649_4557_5550_4454;
 use crate::types::{CheckpointId, Micros};
 use channel_state::channel_state_writers;
 
@@ -228,6 +231,11 @@ pub struct Simulation {
     pub first_tasks_running_at: Option<Micros>,
     queue: EventQueue<Event>,
     rng: ChaCha8Rng,
+    /// The metric registry's `ViewUpdater` ticks this long after the job's submission plus
+    /// multiples of 5 s (`TimerGauge`, task/timer_gauge.rs). Its thread starts with the cluster,
+    /// not the job, so the phase is anything: drawn from the seed, apart from `rng` (it decides
+    /// no event, only what the REST gauges read).
+    view_updater_phase: Micros,
     wake_at: Vec<Option<Micros>>,
     /// Deployed but not RUNNING yet (at the job's start, the tasks with keyed state while the
     /// others already run): such a task neither wakes nor reads its input.
@@ -342,6 +350,8 @@ impl Simulation {
         let channel_state = channel_state_writers(&graph, &deployment.taskmanager);
         let mut sim = Simulation {
             rng: ChaCha8Rng::seed_from_u64(scenario.seed),
+            view_updater_phase: crate::task::mix64(scenario.seed ^ VIEW_UPDATER_SALT)
+                % crate::task::UPDATE_INTERVAL,
             scenario,
             graph,
             now: 0,

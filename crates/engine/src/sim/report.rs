@@ -196,7 +196,7 @@ impl Simulation {
             config: config.into(),
             details,
             subtasks,
-            backpressure: self.backpressure(5),
+            backpressure: self.backpressure(),
             metrics: self.subtask_metrics(),
             fingerprint: self.fingerprint(),
         }

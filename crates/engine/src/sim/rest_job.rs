@@ -7,8 +7,6 @@ use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
 use super::{JobStatus, Simulation};
-use crate::task::TimeSplit;
-use crate::types::Micros;
 
 /// A status as Flink spells it (`RUNNING`), not as the enum's derived form would (`Running`).
 fn flink_name<S: Serializer>(status: &JobStatus, s: S) -> Result<S::Ok, S::Error> {
@@ -145,11 +143,6 @@ pub struct JobVertexBackPressureInfo {
     pub subtasks: Vec<SubtaskBackPressureInfo>,
 }
 
-fn ratio(part: Micros, split: &TimeSplit) -> f64 {
-    // Display only: never fed back into the simulation.
-    (part * 1000).checked_div(split.total()).unwrap_or(0) as f64 / 1000.0
-}
-
 impl Simulation {
     /// `/jobs/:id` in brief: the job's id, name and state, when it and its tasks started
     /// (`vertices[].start-time` is when the subtasks were RUNNING), and the vertices with their
@@ -181,9 +174,11 @@ impl Simulation {
         }
     }
 
-    /// `/jobs/:id/vertices/:vid/backpressure` for every vertex, over the last `window` seconds,
-    /// by `JobVertexID`.
-    pub fn backpressure(&self, window: usize) -> BTreeMap<String, JobVertexBackPressureInfo> {
+    /// `/jobs/:id/vertices/:vid/backpressure` for every vertex, by `JobVertexID`. Like Flink's
+    /// handler it reads the tasks' gauges (`backPressuredTimeMsPerSecond`, `idleTimeMsPerSecond`,
+    /// `busyTimeMsPerSecond`): the mean over up to 60 s of 5 s slots (task/timer_gauge.rs), not
+    /// the last second. The playground's live views read the seconds instead.
+    pub fn backpressure(&self) -> BTreeMap<String, JobVertexBackPressureInfo> {
         let ids = self.job_vertex_ids();
         let mut out = BTreeMap::new();
         for v in &self.graph.vertices {
@@ -191,20 +186,16 @@ impl Simulation {
             let subtasks = self
                 .vertex_tasks(v.id)
                 .map(|t| {
-                    let split = t.time.recent(window);
-                    let bp_milli = if split.total() == 0 {
-                        0
-                    } else {
-                        split.backpressured * 1000 / split.total()
-                    };
+                    let g = t.time.gauges_at(self.now);
+                    let bp_milli = g.backpressured.min(1000);
                     worst = worst.max(bp_milli);
                     SubtaskBackPressureInfo {
                         subtask: t.id.subtask,
                         attempt_number: 0,
                         level: BackPressureLevelFields(VertexBackPressureLevel::of(bp_milli)),
-                        ratio: ratio(split.backpressured, &split),
-                        idle_ratio: ratio(split.idle, &split),
-                        busy_ratio: ratio(split.busy, &split),
+                        ratio: bp_milli as f64 / 1000.0,
+                        idle_ratio: g.idle.min(1000) as f64 / 1000.0,
+                        busy_ratio: g.busy() as f64 / 1000.0,
                         records_in: t.records_in,
                         records_out: t.records_out,
                     }

@@ -17,6 +17,7 @@ mod output;
 mod source;
 mod stream_task;
 mod time;
+mod timer_gauge;
 mod warm_up;
 
 pub use checkpointing::{
@@ -27,6 +28,7 @@ pub use operators::{filter_passes, mix64, Datagen, Keyed, Operator, TwoPhaseComm
 pub use output::{pointwise_targets, OutputRoute};
 pub use stream_task::{StreamTask, TaskStatus, PROCESSING_QUANTUM};
 pub use time::{TaskTime, TimeSplit, TimeState};
+pub use timer_gauge::{GaugeValues, TimerGauges, UPDATE_INTERVAL};
 pub use warm_up::{ColdPath, WarmUp, WarmUpCosts};
 
 use crate::coordinator::{CheckpointFailureReason, SubtaskCheckpointMetrics};

@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use super::timer_gauge::{GaugeValues, TimerGauges};
 use crate::types::{Micros, MICROS_PER_SEC};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
@@ -43,6 +44,8 @@ pub struct TaskTime {
     pub total: TimeSplit,
     /// Per whole second of simulated time, the newest `WINDOW_SECONDS` of them.
     seconds: std::collections::VecDeque<(u64, TimeSplit)>,
+    /// Flink's gauges of the same time, as the REST API reads them.
+    pub gauges: TimerGauges,
 }
 
 impl TaskTime {
@@ -57,7 +60,11 @@ impl TaskTime {
         let mut t = self.since;
         while t < now {
             let second = t / MICROS_PER_SEC;
-            let end = ((second + 1) * MICROS_PER_SEC).min(now);
+            let mut end = ((second + 1) * MICROS_PER_SEC).min(now);
+            if let Some(update) = self.gauges.next_update() {
+                end = end.min(update.max(t + 1));
+            }
+            self.gauges.book(self.state, t, end);
             self.total.add(self.state, end - t);
             match self.seconds.back_mut() {
                 Some((s, split)) if *s == second => split.add(self.state, end - t),
@@ -73,6 +80,20 @@ impl TaskTime {
             t = end;
         }
         self.since = now.max(self.since);
+    }
+
+    /// The task registers its metrics (it is RUNNING): its gauges count from `now`; the
+    /// registry's `ViewUpdater` ticks at `phase` plus multiples of 5 s.
+    pub fn register_gauges(&mut self, now: Micros, phase: Micros) {
+        self.advance(now);
+        self.gauges.register(now, phase);
+    }
+
+    /// What Flink's `TimerGauge`s read at `now` (their last update at or before it).
+    pub fn gauges_at(&self, now: Micros) -> GaugeValues {
+        let mut t = self.clone();
+        t.advance(now);
+        t.gauges.values()
     }
 
     /// The split over the last `window` complete-or-current seconds.
