@@ -17,8 +17,9 @@ fn run(name: &str, faults: Vec<Fault>, until_ms: u64) -> Simulation {
 }
 
 /// Runs that between them reach every shape: pending subtasks, failed, restored and
-/// unaligned checkpoints, savepoints, ids of two digits (sorting as strings), a FINISHED job and
-/// a job without periodic checkpoints (the config is an error body).
+/// unaligned checkpoints, savepoints, ids of two digits (sorting as strings), a FINISHED job, a
+/// job without periodic checkpoints (the config is an error body) and a backpressured vertex
+/// (after its gauges' first update: before it they read 0).
 fn runs() -> Vec<(&'static str, Simulation)> {
     let failures = vec![
         Fault::Decline {
@@ -55,6 +56,10 @@ fn runs() -> Vec<(&'static str, Simulation)> {
         ("seed-demo with a savepoint", savepoints),
         ("seed-2pc stopped with a savepoint", stopped),
         ("seed-demo without periodic checkpoints", manual),
+        (
+            "seed-backpressure at 20 s",
+            run("seed-backpressure", vec![], 20_000),
+        ),
     ]
 }
 
@@ -66,14 +71,15 @@ fn digest(json: &str) -> String {
 }
 
 /// `runs()`'s reports, in order.
-const PINNED: [&str; 7] = [
-    "10090d5580c63198",
-    "a8f19654ef6404f9",
-    "65e18bbc14f9e1f7",
-    "3a45cad94729d04c",
-    "3050503226740a70",
+const PINNED: [&str; 8] = [
+    "a5058e1e468a84f9",
+    "844c2f4f2ca14a5f",
+    "97db18b180db759f",
+    "e2c6dcfd5e4ee03e",
+    "50fa0ec5cdec6ae5",
     "53673e35bfe33c1a",
-    "3ad16178836b5be4",
+    "a2409d572faab446",
+    "50f1e0368f115a64",
 ];
 
 #[test]
