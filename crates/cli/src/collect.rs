@@ -600,6 +600,18 @@ impl Collector {
 
         let (backpressure, metrics, metrics_aggregated) =
             self.vertex_metrics(&vertices, &aggregated_paths, &metric_names);
+        // `/jobs/:id` once more: its vertices' accumulated busy time and records come from the
+        // REST metric store, which the first request only started to fill (MetricFetcher), and
+        // derive costs a vertex by them. Kept only when it still lists the vertices.
+        let job = match self.get(&jp) {
+            Answer::Json(again)
+                if serde_json::from_str::<JobBrief>(again.get())
+                    .is_ok_and(|j| j.vertices.len() == vertices.len()) =>
+            {
+                again
+            }
+            _ => job,
+        };
 
         let failed = self.failed.lock().expect("not poisoned").clone();
         let skipped = self.skipped.lock().expect("not poisoned").clone();

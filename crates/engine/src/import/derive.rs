@@ -611,10 +611,26 @@ fn source_kind(
     }
 }
 
-/// The vertex's measured busy time per record (`records`: in, or out for a source chain;
-/// median over subtasks) as the first operator's cost; the operators after it keep their kinds'
-/// defaults and `before` is what runs ahead of it (a chain's source), both subtracted so the
-/// vertex costs what was measured.
+/// The vertex's busy time per record since it started: `accumulated-busy-time` over
+/// `read-records` (or `write-records` for a source chain) in `/jobs/:id`, both summed over its
+/// subtasks. `None` before the REST metric store has them.
+fn accumulated_per_record(v: &JobVertexDetailsInfo, records: &str) -> Option<f64> {
+    let m = v.metrics.as_ref()?;
+    let n = if records == "numRecordsInPerSecond" {
+        m.read_records
+    } else {
+        m.write_records
+    };
+    (n > 0 && m.accumulated_busy_time.is_finite() && m.accumulated_busy_time > 0.0)
+        .then(|| m.accumulated_busy_time / n as f64)
+}
+
+/// The vertex's measured busy time per record (`records`: in, or out for a source chain) as
+/// the first operator's cost; the operators after it keep their kinds' defaults and `before` is
+/// what runs ahead of it (a chain's source), both subtracted so the vertex costs what was
+/// measured. The accumulated times come first: `busyTimeMsPerSecond` is a `TimerGauge` whose
+/// first minute still counts the task's first seconds (task/timer_gauge.rs) and its window is
+/// not the meter's; its ratio to the rate (median over subtasks) serves when they are missing.
 fn cost(
     bundle: &JobBundle,
     v: &JobVertexDetailsInfo,
@@ -630,7 +646,7 @@ fn cost(
             (n > 0.0 && busy.is_finite()).then(|| busy / n)
         })
         .collect();
-    let Some(ms) = median(per_record) else {
+    let Some(ms) = accumulated_per_record(v, records).or_else(|| median(per_record)) else {
         notes.push(format!("'{}' has no busyTimeMsPerSecond and {records} to divide: its operators cost their kinds' defaults", v.name));
         return;
     };

@@ -163,6 +163,23 @@ fn rates_sizes_and_costs_are_the_measured_ones() {
     }
 }
 
+/// With `accumulated-busy-time` in `/jobs/:id` (the curl recipe's bundle has it), a vertex's
+/// cost is its busy time over its records since it started: 49054 ms over 9680 records read is
+/// 5.07 ms, the preset's 5 ms. The gauges would give the 7-key subtask's 0.84 over its rate.
+#[test]
+fn a_vertex_costs_its_accumulated_busy_time_per_record() {
+    const CURL: &str =
+        include_str!("../../../../tests/fixtures/collect/seed-backpressure.curl.json");
+    let (bundle, d) = derived(CURL);
+    let v = &bundle.job.vertices[1];
+    let m = v.metrics.as_ref().unwrap();
+    assert_eq!((m.accumulated_busy_time, m.read_records), (49054.0, 9680));
+    let i = d.scenario.operator_index("count-per-key").unwrap();
+    let cost = d.scenario.operators[i].cost_per_record_micros().unwrap();
+    // 5067 us less the chained map's and sink's defaults.
+    assert!((5_060..=5_067).contains(&cost), "{cost}");
+}
+
 #[test]
 fn a_reported_debloated_buffer_size_turns_debloating_on() {
     const KEY: &str = "taskmanager.network.memory.buffer-debloat.enabled";
