@@ -354,9 +354,6 @@ KNOWN_GAPS: dict[str, str] = {
         "seeds, Flink's sources here in none of 4 runs (in rocksdb-incremental's at 9-13 %)",
     "list-state-rocksdb:busy_ratio": "as large-state: the simulator's default per-record costs "
         "give the keyed list's chain 0.08-0.10 at 10 000 records/s a subtask, Flink's is 0.00-0.06",
-    "two-input-join:start_delay": "the source chain payments -> slow-enrich (1 ms a record): the "
-                                  "simulator's trigger mail waits 12 ms there against Flink's 5 ms",
-    "two-input-join:alignment": "follows from the late payments barrier (start delay above)",
 }
 
 # A subtask counts as backpressured when its backPressuredTimeMsPerSecond is above Flink's
