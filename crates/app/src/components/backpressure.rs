@@ -124,7 +124,9 @@ pub fn backpressure_panel(p: &BackpressureProps) -> Html {
             <p class="muted" id="backpressure-note">
                 { "Time in the last second. Flink's REST API and Web UI read these gauges as means \
                    over up to 60 s whose first 5 s slot holds 5-10 s, so for a job's first minute \
-                   they still show its first seconds (`barrierlab run --format json` reports them so)." }
+                   they still show its first seconds (as " }
+                <code>{ "barrierlab run --format json" }</code>
+                { " reports them)." }
             </p>
         </div>
     }
