@@ -639,14 +639,18 @@ fn cost(
     before: Micros,
     notes: &mut Vec<String>,
 ) {
-    let per_record: Vec<f64> = (0..v.parallelism)
-        .filter_map(|i| {
-            let busy = bundle.subtask_metric(&v.id, i, "busyTimeMsPerSecond")?;
-            let n = bundle.subtask_metric(&v.id, i, records)? * meter_scale(bundle, v);
-            (n > 0.0 && busy.is_finite()).then(|| busy / n)
-        })
-        .collect();
-    let Some(ms) = accumulated_per_record(v, records).or_else(|| median(per_record)) else {
+    let gauged = || {
+        median(
+            (0..v.parallelism)
+                .filter_map(|i| {
+                    let busy = bundle.subtask_metric(&v.id, i, "busyTimeMsPerSecond")?;
+                    let n = bundle.subtask_metric(&v.id, i, records)? * meter_scale(bundle, v);
+                    (n > 0.0 && busy.is_finite()).then(|| busy / n)
+                })
+                .collect(),
+        )
+    };
+    let Some(ms) = accumulated_per_record(v, records).or_else(gauged) else {
         notes.push(format!("'{}' has no busyTimeMsPerSecond and {records} to divide: its operators cost their kinds' defaults", v.name));
         return;
     };

@@ -42,11 +42,11 @@ use crate::network::Network;
 use crate::scenario::{CheckpointingMode, JobGraph, Scenario};
 use crate::task::{Mail, StreamTask, TaskCtx, TaskEffect, TaskParams, TaskStateSnapshot};
 use crate::trace::Trace;
+use crate::types::{CheckpointId, Micros};
+use channel_state::channel_state_writers;
 
 /// Salts the seed for the `ViewUpdater`'s phase, so it is not the job id's hash.
 const VIEW_UPDATER_SALT: u64 = 0x5649_4557_5550_4454;
-use crate::types::{CheckpointId, Micros};
-use channel_state::channel_state_writers;
 
 /// Flink's `JobStatus`, as far as the simulation reaches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

@@ -187,14 +187,14 @@ impl Simulation {
                 .vertex_tasks(v.id)
                 .map(|t| {
                     let g = t.time.gauges_at(self.now);
-                    let bp_milli = g.backpressured.min(1000);
+                    let bp_milli = g.backpressured;
                     worst = worst.max(bp_milli);
                     SubtaskBackPressureInfo {
                         subtask: t.id.subtask,
                         attempt_number: 0,
                         level: BackPressureLevelFields(VertexBackPressureLevel::of(bp_milli)),
                         ratio: bp_milli as f64 / 1000.0,
-                        idle_ratio: g.idle.min(1000) as f64 / 1000.0,
+                        idle_ratio: g.idle as f64 / 1000.0,
                         busy_ratio: g.busy() as f64 / 1000.0,
                         records_in: t.records_in,
                         records_out: t.records_out,

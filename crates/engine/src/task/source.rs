@@ -82,7 +82,7 @@ impl StreamTask {
         // Bounds one action's work; the rest follows on the next wake.
         let limit = self.records_per_action();
         let group_size = limit.min(8) as usize;
-        while total < MAX_RECORDS_PER_ACTION && total < limit {
+        while total < limit {
             let Operator::Datagen(dg) = &mut self.operators[0] else {
                 break;
             };

@@ -60,10 +60,7 @@ impl TaskTime {
         let mut t = self.since;
         while t < now {
             let second = t / MICROS_PER_SEC;
-            let mut end = ((second + 1) * MICROS_PER_SEC).min(now);
-            if let Some(update) = self.gauges.next_update() {
-                end = end.min(update.max(t + 1));
-            }
+            let end = ((second + 1) * MICROS_PER_SEC).min(now);
             self.gauges.book(self.state, t, end);
             self.total.add(self.state, end - t);
             match self.seconds.back_mut() {
@@ -91,9 +88,9 @@ impl TaskTime {
 
     /// What Flink's `TimerGauge`s read at `now` (their last update at or before it).
     pub fn gauges_at(&self, now: Micros) -> GaugeValues {
-        let mut t = self.clone();
-        t.advance(now);
-        t.gauges.values()
+        let mut gauges = self.gauges.clone();
+        gauges.book(self.state, self.since, now.max(self.since));
+        gauges.values()
     }
 
     /// The split over the last `window` complete-or-current seconds.

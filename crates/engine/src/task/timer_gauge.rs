@@ -62,18 +62,18 @@ impl TimerGauges {
         };
     }
 
-    /// Books `state` over `from..to` (the caller's span never crosses an update: see
-    /// [`Self::next_update`]); runs the update due at `to`.
-    pub fn book(&mut self, state: TimeState, from: Micros, to: Micros) {
-        let Some(next) = self.next_update else {
-            return;
-        };
-        match state {
-            TimeState::Idle => self.pending.idle += to - from,
-            TimeState::Backpressured => self.pending.backpressured += to - from,
-            TimeState::Busy => {}
-        }
-        if to >= next {
+    /// Books `state` over `from..to`, running every update due in it.
+    pub fn book(&mut self, state: TimeState, mut from: Micros, to: Micros) {
+        while let Some(next) = self.next_update {
+            let end = to.min(next.max(from));
+            match state {
+                TimeState::Idle => self.pending.idle += end - from,
+                TimeState::Backpressured => self.pending.backpressured += end - from,
+                TimeState::Busy => {}
+            }
+            if end < next {
+                return;
+            }
             self.slots
                 .push_back((self.pending.idle / 1000, self.pending.backpressured / 1000));
             if self.slots.len() > SLOTS {
@@ -81,12 +81,8 @@ impl TimerGauges {
             }
             self.pending = TimeSplit::default();
             self.next_update = Some(next + UPDATE_INTERVAL);
+            from = end;
         }
-    }
-
-    /// When the next update is due, if the gauges are registered.
-    pub fn next_update(&self) -> Option<Micros> {
-        self.next_update
     }
 
     /// The values as of the last update (`TimerGauge.getValue`): 0 before the first.
@@ -111,22 +107,17 @@ mod tests {
 
     const S: Micros = 1_000_000;
 
-    /// Books `idle` of every second idle and the rest busy, from `from` to `to`, splitting at
-    /// seconds and updates like `TaskTime::advance`.
+    /// Books `idle` of every second idle and the rest busy, from `from` to `to`.
     fn run(g: &mut TimerGauges, from: Micros, to: Micros, idle: Micros) {
         let mut t = from;
         while t < to {
-            let second_end = (t / S + 1) * S;
             let idle_end = t / S * S + idle;
-            let (state, mut end) = if t < idle_end {
+            let (state, end) = if t < idle_end {
                 (TimeState::Idle, idle_end)
             } else {
-                (TimeState::Busy, second_end)
+                (TimeState::Busy, (t / S + 1) * S)
             };
-            end = end.min(to);
-            if let Some(n) = g.next_update() {
-                end = end.min(n.max(t + 1));
-            }
+            let end = end.min(to);
             g.book(state, t, end);
             t = end;
         }
@@ -137,10 +128,11 @@ mod tests {
         let mut g = TimerGauges::default();
         g.register(900_000, 4_200_000);
         // Ticks at 4.2 s (the view is added) and 9.2 s (its first update).
-        assert_eq!(g.next_update(), Some(9_200_000));
-        run(&mut g, 900_000, 9_000_000, 800_000);
+        run(&mut g, 900_000, 9_199_999, 800_000);
         assert_eq!(g.values(), GaugeValues::default());
         assert_eq!(g.values().busy(), 1000);
+        run(&mut g, 9_199_999, 9_200_000, 800_000);
+        assert_ne!(g.values(), GaugeValues::default());
     }
 
     #[test]
