@@ -24,7 +24,7 @@ fn keyed_async(max_parallelism: u32) -> Vec<(u64, u64)> {
             continue;
         }
         for task in cp.tasks.values() {
-            // The keyed vertex: the one with the most state (the sources keep an offset).
+            // The keyed vertex: each of its subtasks holds more than a source's offset state.
             let keyed = task.subtasks.values().all(|s| s.metrics.state_size > 1_000);
             if keyed {
                 out.extend(
