@@ -56,11 +56,15 @@ pub const SST_PERCENT_BOTTOMMOST: u64 = 59;
 /// file is 1.19 times as large with a TTL, where a full 8 bytes would make it 1.6 times.
 pub const TTL_TIMESTAMP_SST_BYTES: u64 = 2;
 /// Reading and writing one keyed state value through RocksDB (JNI, serializing key and value)
-/// instead of the heap, per record: Flink 2.3's keyed count at 50 000 records/s a subtask is
-/// 0.64-0.72 busy on RocksDB and 0.08 on the heap (harness `rocksdb-*`, `large-state`). Flink's
-/// own difference is ~12 µs; 6 µs over the simulator's default heap costs (8 µs for that chain,
-/// themselves high: a known gap) gives the busy time Flink shows with RocksDB.
-pub const ACCESS_MICROS_PER_RECORD: u64 = 6;
+/// instead of the heap, per record. Flink 2.3's keyed count at 50 000 records/s a subtask
+/// (harness `rocksdb-*`, 2026-12-05) is 0.42-0.47 busy on RocksDB and 0.00 on the heap: 9 µs
+/// over the heap chain's 1 µs gives that. The figure follows the machine: on 2026-12-03/04 the
+/// same runs read 0.64-0.72 (a known gap, docs/fidelity.md).
+pub const ACCESS_MICROS_PER_RECORD: u64 = 9;
+/// The same on ForSt, on the task thread: its async state API runs the access on the state
+/// executor, the task thread only issues the request and runs the callback (see
+/// `Operator::state_access_micros`).
+pub const FORST_ACCESS_MICROS_PER_RECORD: u64 = 2;
 /// Files a checkpoint uploads besides the SSTs: MANIFEST, CURRENT and the ~21 KB OPTIONS file
 /// Flink's options produce.
 pub const MISC_FILES_BYTES: u64 = 22 << 10;

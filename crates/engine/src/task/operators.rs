@@ -572,16 +572,18 @@ impl Operator {
     }
 
     /// What state access adds to each record's cost beyond the heap's: RocksDB's reads and
-    /// writes through JNI. ForSt's run on its state executor's threads (the async state API),
-    /// off the task thread: Flink 2.3's keyed subtask is 0.05 busy on ForSt at 50 000
-    /// records/s, 0.72 on RocksDB (harness `forst`, `rocksdb-incremental`).
+    /// writes through JNI (`rocksdb::ACCESS_MICROS_PER_RECORD`). ForSt's run on its state
+    /// executor's threads (the async state API); the task thread keeps the requests' and
+    /// callbacks' bookkeeping: Flink 2.3's keyed subtask is 0.05-0.14 busy on ForSt at 50 000
+    /// records/s (harness `forst`, 2026-12-04 and -05), 2 µs over the heap's 1 µs.
     /// A keyed list's `add` on RocksDB is a merge: one write into the memtable, no read. Flink
     /// 2.3's keyed list is as idle on RocksDB as on the heap at 10 000 records/s a subtask
     /// (busy 0.00-0.06, harness `list-state-rocksdb` and `list-state`), so it adds nothing.
     pub fn state_access_micros(&self) -> Micros {
         match (self, self.keyed_ref().and_then(|k| k.rocksdb.as_ref())) {
             (Operator::KeyedList(_), _) => 0,
-            (_, Some(r)) if !r.is_forst() => crate::state::rocksdb::ACCESS_MICROS_PER_RECORD,
+            (_, Some(r)) if r.is_forst() => crate::state::rocksdb::FORST_ACCESS_MICROS_PER_RECORD,
+            (_, Some(_)) => crate::state::rocksdb::ACCESS_MICROS_PER_RECORD,
             _ => 0,
         }
     }
