@@ -1,5 +1,6 @@
 //! The engine in wasm, in headless Chromium, reproduces the fingerprints computed natively
 //! (tests/fixtures/fingerprints.json, asserted natively by the engine's own test).
+//! It does so also when continued from a snapshot (the Web Worker's hand-over of a job).
 #![cfg(target_arch = "wasm32")]
 
 use barrierlab_engine::sim::divergence::{PinnedRun, MARK_EVERY};
@@ -21,5 +22,31 @@ fn wasm_runs_match_native_fingerprints() {
         if let Some(why) = run.mismatch(&run.run().unwrap()) {
             panic!("wasm against native: {why}");
         }
+    }
+}
+
+/// The Web Worker hands a running job over as `Simulation::to_snapshot` bytes: in wasm, a run
+/// continued from its snapshot half-way ends with the fingerprint pinned natively.
+#[wasm_bindgen_test]
+fn wasm_runs_continued_from_a_snapshot_match_native_fingerprints() {
+    use barrierlab_engine::sim::Simulation;
+    use barrierlab_engine::types::MICROS_PER_SEC;
+    let pinned: serde_json::Value = serde_json::from_str(FIXTURE).unwrap();
+    let runs: Vec<PinnedRun> = serde_json::from_value(pinned["runs"].clone()).unwrap();
+    for run in &runs {
+        let mut sim = Simulation::new(run.scenario().unwrap()).unwrap();
+        sim.run_until(run.seconds * MICROS_PER_SEC / 2);
+        let mut back = Simulation::from_snapshot(&sim.to_snapshot()).unwrap();
+        drop(sim);
+        back.run_until(run.seconds * MICROS_PER_SEC);
+        assert_eq!(
+            back.fingerprint(),
+            run.fingerprint,
+            "{} (seed {}, {:?}) continued from its snapshot at {} s",
+            run.preset,
+            run.seed,
+            run.set,
+            run.seconds / 2
+        );
     }
 }

@@ -23,16 +23,17 @@ pub struct BenchArgs {
 }
 
 /// Best wall time, record-hops, events, and the run's trace fingerprint (so a speed-up can be
-/// checked to leave the simulation unchanged).
+/// checked to leave the simulation unchanged); and the snapshot of the run's end.
 fn measure(
     scenario: &Scenario,
     seconds: u64,
     repeat: u32,
-) -> Result<(f64, u64, u64, String), String> {
+) -> Result<(f64, u64, u64, String, SnapshotCost), String> {
     let mut best = f64::MAX;
     let mut hops = 0;
     let mut events = 0;
     let mut fingerprint = String::new();
+    let mut snapshot = SnapshotCost::default();
     for _ in 0..repeat.max(1) {
         let mut sim = Simulation::new(scenario.clone())?;
         let start = Instant::now();
@@ -42,8 +43,57 @@ fn measure(
         hops = sim.tasks.iter().map(|t| t.records_in).sum();
         events = sim.events;
         fingerprint = sim.fingerprint();
+        snapshot = snapshot.best(SnapshotCost::of(&sim)?);
     }
-    Ok((best, hops, events, fingerprint))
+    Ok((best, hops, events, fingerprint, snapshot))
+}
+
+/// What the Web Worker's hand-over of a running job costs (`Simulation::to_snapshot`): bytes and
+/// the best wall times to write and read them.
+#[derive(Default)]
+struct SnapshotCost {
+    bytes: usize,
+    write: f64,
+    read: f64,
+}
+
+impl SnapshotCost {
+    fn of(sim: &Simulation) -> Result<SnapshotCost, String> {
+        let start = Instant::now();
+        let bytes = sim.to_snapshot();
+        let write = start.elapsed().as_secs_f64();
+        let start = Instant::now();
+        let back = Simulation::from_snapshot(&bytes)?;
+        let read = start.elapsed().as_secs_f64();
+        if back.fingerprint() != sim.fingerprint() {
+            return Err("a snapshot read back with another fingerprint".into());
+        }
+        Ok(SnapshotCost {
+            bytes: bytes.len(),
+            write,
+            read,
+        })
+    }
+
+    fn best(self, other: SnapshotCost) -> SnapshotCost {
+        if self.bytes == 0 {
+            return other;
+        }
+        SnapshotCost {
+            bytes: other.bytes,
+            write: self.write.min(other.write),
+            read: self.read.min(other.read),
+        }
+    }
+
+    fn line(&self) -> String {
+        format!(
+            "  snapshot of the end (the Web Worker's hand-over): {:.1} KB, written in {:.2} ms, read in {:.2} ms",
+            self.bytes as f64 / 1024.0,
+            self.write * 1e3,
+            self.read * 1e3
+        )
+    }
 }
 
 /// The floor the engine is measured against: the same records (100 bytes over 10 000 keys) moved
@@ -102,13 +152,14 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
     let mut presets_total = 0.0;
     for name in ["seed-demo", "seed-backpressure", "seed-unaligned"] {
         let scenario = preset(name).ok_or("missing preset")?;
-        let (wall, hops, events, fp) = measure(&scenario, 30, args.repeat)?;
+        let (wall, hops, events, fp, snapshot) = measure(&scenario, 30, args.repeat)?;
         presets_total += wall;
         println!(
             "{name:<18} 30 s simulated in {:>8.2} ms wall: {hops} record-hops, {events} events, {:.1} M record-hops/s, fingerprint {fp}",
             wall * 1e3,
             hops as f64 / wall / 1e6
         );
+        println!("{}", snapshot.line());
     }
     println!(
         "three 30-second presets together: {:.2} ms wall",
@@ -126,7 +177,7 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
     );
     for &taskmanagers in &args.taskmanagers {
         let large = bench_job(taskmanagers);
-        let (wall, hops, events, fp) = measure(&large, args.large_seconds, args.repeat)?;
+        let (wall, hops, events, fp, snapshot) = measure(&large, args.large_seconds, args.repeat)?;
         println!(
             "bench-512 on {taskmanagers} TaskManager(s) (512 subtasks, 1 M records/s, 10 000 keys) {} s simulated in {:.2} s wall: {hops} record-hops, {events} events, {:.1} M record-hops/s, fingerprint {fp}",
             args.large_seconds,
@@ -142,6 +193,7 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
             human(BUDGET_WORK_PER_SECOND),
             (hops + events) as f64 * 100.0 / allowed.max(1) as f64
         );
+        println!("{}", snapshot.line());
     }
     Ok(())
 }

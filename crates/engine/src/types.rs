@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod snapshot_forms;
+
 /// `execution.checkpointing.externalized-checkpoint-retention` (Flink's
 /// `ExternalizedCheckpointRetention`, in flink-core): read from the configuration, obeyed by the
 /// coordinator.

@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::types::{CheckpointId, Micros};
 
 /// The channel state file of one group for one checkpoint (`ChannelStateCheckpointWriter`).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 struct CheckpointWriter {
     /// Members that have not started the checkpoint yet (`subtasksToRegister`).
     to_register: BTreeSet<u32>,
@@ -42,7 +42,7 @@ pub struct ChannelStateFileDone {
 
 /// Every channel state executor of the job (`ChannelStateWriteRequestExecutorFactory`, one per
 /// TaskManager) and their open files.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct ChannelStateWriters {
     /// Each task's group, `None` when the job does not use unaligned checkpoints.
     group_of: Vec<Option<u32>>,

@@ -46,7 +46,7 @@ pub(super) struct CheckpointPlan {
 }
 
 /// `CheckpointCoordinator`.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct CheckpointCoordinator {
     pub(super) config: CheckpointCoordinatorConfiguration,
     pub(super) job_id: String,
@@ -89,7 +89,7 @@ pub struct CheckpointCoordinator {
 }
 
 /// A call armed to fail (`FailNextCalls`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(super) struct FailingCall {
     pub(super) io_exception: bool,
     pub(super) remaining: u32,

@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 
 /// The part of a subtask's `OperatorSubtaskState` the simulation needs: sizes and a key to the
 /// stored state (the state itself stays with the simulator).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct OperatorStateHandle {
     pub subtask: SubtaskId,
     pub state_size: u64,
@@ -20,7 +20,7 @@ pub struct OperatorStateHandle {
 }
 
 /// `CompletedCheckpoint`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct CompletedCheckpoint {
     pub id: CheckpointId,
     pub props: CheckpointProperties,
@@ -38,7 +38,7 @@ impl CompletedCheckpoint {
 }
 
 /// Keeps the latest `num_retained` completed checkpoints, oldest first.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct CompletedCheckpointStore {
     max_retained: usize,
     checkpoints: VecDeque<CompletedCheckpoint>,

@@ -125,7 +125,7 @@ impl CheckpointFailureReason {
 }
 
 /// `CheckpointFailureManager`: the consecutive-failure counter.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct CheckpointFailureManager {
     tolerable: u32,
     continuous_failure_counter: u32,

@@ -31,14 +31,14 @@ pub enum CoordinatorCall {
 }
 
 /// The coordinator's timers (Flink's `ScheduledTrigger` and `CheckpointCanceller`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, serde::Deserialize)]
 pub enum CoordinatorTimer {
     Periodic,
     Expiry(CheckpointId),
 }
 
 /// One input to the coordinator.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum CoordinatorInput {
     /// `SetPlan` at job (re)start: sources are triggered, all are waited for and committed to.
     SetPlan {

@@ -37,7 +37,7 @@ pub struct SubtaskCheckpointMetrics {
 }
 
 /// One acknowledgement as collected by the pending checkpoint.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SubtaskAck {
     pub ack_timestamp: Micros,
     pub metrics: SubtaskCheckpointMetrics,
@@ -46,7 +46,7 @@ pub struct SubtaskAck {
 }
 
 /// `PendingCheckpoint`.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct PendingCheckpoint {
     pub id: CheckpointId,
     pub props: CheckpointProperties,

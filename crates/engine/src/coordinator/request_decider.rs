@@ -14,7 +14,7 @@ use serde::Serialize;
 pub const DEFAULT_MAX_QUEUED_REQUESTS: usize = 1000;
 
 /// `CheckpointTriggerRequest`: one queued request.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct CheckpointTriggerRequest {
     pub props: CheckpointProperties,
     /// When the request was made (used for "older first").
@@ -63,7 +63,7 @@ pub struct DeciderContext {
 
 /// The decider. The coordinator triggers and cleans up within one step, so it always passes
 /// `is_triggering: false` and `cleaning: 0`; the replay machine `request-decider` sets them.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct CheckpointRequestDecider {
     queue: Vec<CheckpointTriggerRequest>,
     max_queued: usize,

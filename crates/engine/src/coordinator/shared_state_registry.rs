@@ -13,7 +13,7 @@ use serde::Serialize;
 use crate::types::CheckpointId;
 
 /// `SharedStateEntry`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct SharedStateEntry {
     /// The `SharedStateRegistryKey`: the file's path under `shared/`.
     pub key: String,
@@ -26,7 +26,7 @@ pub struct SharedStateEntry {
     pub confirmed: bool,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SharedStateRegistry {
     entries: BTreeMap<String, SharedStateEntry>,
     /// Bytes discarded so far.

@@ -517,7 +517,7 @@ fn trigger_failure_reason(io_exception: bool) -> CheckpointFailureReason {
 }
 
 /// What is being triggered asynchronously (`isTriggering`), until `TriggeringDone`.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub(super) enum Triggering {
     /// The request failed before it had a pending checkpoint (the plan, the id counter, the
     /// second pre-check): `onTriggerFailure(request, reason)` when the triggering ends.
@@ -553,7 +553,7 @@ impl Triggering {
 }
 
 /// A checkpoint whose tasks are still to be triggered (while its triggering is asynchronous).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub(super) struct TriggerTasks {
     pub(super) id: CheckpointId,
     timestamp: Micros,

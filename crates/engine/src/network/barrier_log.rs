@@ -16,7 +16,7 @@ use crate::types::{CheckpointId, Micros};
 pub const KEEP_CHECKPOINTS: u64 = 40;
 
 /// Data ahead of one consumer subtask's barriers of one checkpoint.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct QueuedAhead {
     /// Most data buffers queued ahead of the barrier on any one input channel when the producer
     /// emitted it: in its result subpartition, on the wire and in the channel's received queue.
@@ -30,7 +30,7 @@ pub struct QueuedAhead {
 
 /// Channel state one subtask persisted for an unaligned checkpoint (Flink's
 /// `InputChannelStateHandle`s and `ResultSubpartitionStateHandle`s).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PersistedChannelState {
     /// Buffers the barrier overtook in the subtask's input channels.
     pub input: u64,
@@ -38,7 +38,7 @@ pub struct PersistedChannelState {
     pub output: u64,
 }
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct BarrierLog {
     /// (checkpoint, consumer task index) → data queued ahead of its barriers.
     queued: BTreeMap<(CheckpointId, u32), QueuedAhead>,

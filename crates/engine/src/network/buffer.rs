@@ -7,7 +7,7 @@ use crate::types::CheckpointId;
 
 /// One record. `origin`/`seq` identify it job-wide (source subtask and its sequence number), so
 /// exactly-once can be verified; `bytes` is its serialized size including the length header.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub struct Record {
     pub key: i32,
     pub value: i64,
@@ -76,7 +76,7 @@ impl Eq for Record {}
 /// A network buffer (`Buffer` / `BufferConsumer`). `bytes` counts every byte written into it,
 /// including the head of a record that spans into the next buffer; the record itself travels with
 /// the buffer it completes in, where the deserializer can read it.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct NetBuffer {
     pub records: Vec<Record>,
     pub bytes: u32,
@@ -86,7 +86,7 @@ pub struct NetBuffer {
 }
 
 /// Events (`AbstractEvent`s): serialized into their own buffers, sent without credit.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum NetEvent {
     Barrier(CheckpointBarrier),
     CancelCheckpointMarker(CheckpointId),
@@ -95,7 +95,7 @@ pub enum NetEvent {
     EndOfPartition,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum NetItem {
     Buffer(NetBuffer),
     Event(NetEvent),

@@ -9,7 +9,7 @@ use super::{GlobalChannelId, NetEvent, NetItem, Network, Overtaken, ResultPartit
 use crate::types::{CheckpointId, Micros};
 
 /// What a flow-control step asks the event loop to do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum NetEffect {
     /// An item went on `channel`'s wire (`InputChannel::wire`): it leaves the sender's link at
     /// `sent` and arrives at `arrival`, announcing the sender's `backlog`.

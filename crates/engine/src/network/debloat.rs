@@ -14,7 +14,7 @@ use crate::types::{Micros, MICROS_PER_SEC};
 
 /// `ThroughputCalculator`: bytes a gate handed to its task, over the time the task was not idle
 /// waiting for that gate (`pauseMeasurement` when a poll found nothing).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct ThroughputCalculator {
     /// Bytes per second, as last calculated.
     current: u64,
@@ -60,7 +60,7 @@ const SCALE: i128 = 1 << 16;
 
 /// `BufferSizeEMA`: an exponential moving average with alpha = 2 / (samples + 1), whose input is
 /// capped at twice the current size, so that it grows as fast as it shrinks.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct BufferSizeEma {
     max: u32,
     min: u32,
@@ -91,7 +91,7 @@ impl BufferSizeEma {
 }
 
 /// `BufferDebloater`: one per input gate.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct BufferDebloater {
     target: Micros,
     max: u32,
@@ -156,7 +156,7 @@ impl BufferDebloater {
 }
 
 /// A gate's debloating state.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct GateDebloat {
     pub throughput: ThroughputCalculator,
     pub debloater: BufferDebloater,

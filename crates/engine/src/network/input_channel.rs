@@ -9,7 +9,7 @@ use super::buffer::NetItem;
 use super::{PartitionId, BUFFERS_PER_CHANNEL, FLOATING_BUFFERS_PER_GATE};
 use crate::types::Micros;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ChannelKind {
     Local,
     Remote,
@@ -18,7 +18,7 @@ pub enum ChannelKind {
 /// Where a channel reads from and whom it wakes: the fixed part of an [`InputChannel`], kept
 /// in its own dense list. Every buffer looks it up several times (notify, availability, take,
 /// recycle); 49 k full channels (with their remote queues) span 6 MB, their routes 1 MB.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ChannelRoute {
     pub partition: PartitionId,
     pub subpartition: u32,
@@ -39,7 +39,7 @@ impl ChannelRoute {
     }
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct InputChannel {
     pub kind: ChannelKind,
     pub partition: PartitionId,
@@ -130,7 +130,7 @@ impl InputChannel {
 }
 
 /// `SingleInputGate`'s floating buffer pool and the channels waiting for one.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct InputGate {
     pub(super) floating_available: u32,
     pub(super) waiting: VecDeque<super::GlobalChannelId>,

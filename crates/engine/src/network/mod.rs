@@ -32,7 +32,7 @@ pub type GlobalChannelId = u32;
 /// Every partition and channel of the job. Owned by the simulation; tasks reach their own
 /// partitions and channels through it, and local channels read straight from the producer's
 /// subpartition, as `LocalInputChannel` does.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Network {
     pub partitions: Vec<ResultPartition>,
     pub channels: Vec<InputChannel>,

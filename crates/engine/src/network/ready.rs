@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct InputReady {
     queue: VecDeque<u32>,
     queued: Vec<bool>,

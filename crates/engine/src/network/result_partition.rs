@@ -11,7 +11,7 @@ use super::{BARRIER_EVENT_BYTES, BUFFERS_PER_CHANNEL};
 /// `PipelinedSubpartition`: finished buffers and events waiting for the consumer, plus the
 /// buffer being written (`BufferBuilder`), whose fill level is kept in the partition's
 /// [`OpenBuilder`] list.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Subpartition {
     pub(super) queue: VecDeque<NetItem>,
     /// Whether `queue[i]` is a priority event (an unaligned barrier at the head).
@@ -116,7 +116,7 @@ impl Overtaken {
 /// a builder. The output flusher, and a consumer looking for flushed data, read only this too.
 /// The simulator's own memory layout, not Flink's: a record into one of 128 subpartitions
 /// would otherwise touch two cold cache lines.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, serde::Serialize, serde::Deserialize)]
 struct OpenBuilder {
     /// Bytes written into the buffer, including records still staged.
     bytes: u32,
@@ -134,7 +134,7 @@ pub struct EmitOutcome {
     pub finished: u32,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct ResultPartition {
     pub(super) subpartitions: Vec<Subpartition>,
     /// Per subpartition, its open builder's fill level.

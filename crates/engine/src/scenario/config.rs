@@ -7,7 +7,7 @@ use super::config_keys::{check_value, flink_path, key_info, resolve_key, ConfigV
 use crate::types::Micros;
 
 /// `execution.checkpointing.mode`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum CheckpointingMode {
     ExactlyOnce,
     AtLeastOnce,
@@ -17,7 +17,7 @@ pub use crate::types::ExternalizedCheckpointRetention;
 
 /// The restart strategy after resolution (`RestartBackoffTimeStrategyFactoryLoader`): an unset
 /// `restart-strategy.type` means exponential-delay when checkpointing is on, else no restart.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum RestartStrategy {
     NoRestart,
     FixedDelay {
@@ -43,7 +43,7 @@ pub enum RestartStrategy {
 
 /// `barrierlab.warm-up.*`: what the first use of each checkpoint path costs a cold
 /// TaskManager JVM (`task/warm_up.rs`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct WarmUpCosts {
     pub trigger: Micros,
     pub sync: Micros,
@@ -53,7 +53,7 @@ pub struct WarmUpCosts {
 }
 
 /// `taskmanager.network.memory.buffer-debloat.*` and the segment sizes, resolved.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DebloatConfig {
     /// `buffer-debloat.target`: time to consume the in-flight data.
     pub target: Micros,
@@ -73,7 +73,7 @@ pub struct DebloatConfig {
 }
 
 /// `state.backend.type`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum StateBackendType {
     /// `HashMapStateBackend`: state on the heap, full snapshots.
     HashMap,
@@ -122,7 +122,7 @@ impl StorageProfile {
 }
 
 /// Every configuration value the engine uses, in engine units.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FlinkConfig {
     /// `None`: checkpointing is off.
     pub checkpoint_interval: Option<Micros>,

@@ -110,7 +110,7 @@ pub fn parse_fail_flag(text: &str) -> Result<Fault, String> {
 }
 
 /// A fault with its times parsed and its subtask resolved against the scenario's operators.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ResolvedFault {
     Kill {
         operator: usize,

@@ -30,7 +30,7 @@ pub fn default_max_parallelism(parallelism: u32) -> u32 {
 }
 
 /// A network connection between two job vertices (a Flink `JobEdge`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct JobEdge {
     pub source_vertex: u32,
     pub target_vertex: u32,
@@ -42,7 +42,7 @@ pub struct JobEdge {
 }
 
 /// One task: a chain of operators running in one thread per subtask (a Flink `JobVertex`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct JobVertex {
     /// Position in the topological order; `JobGraph::vertices[id]`.
     pub id: u32,
@@ -59,7 +59,7 @@ pub struct JobVertex {
 }
 
 /// The validated, chained job plus the resolved configuration and cluster.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct JobGraph {
     /// Topologically ordered: every edge goes from a lower id to a higher one.
     pub vertices: Vec<JobVertex>,

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::types::CheckpointId;
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, serde::Deserialize)]
 pub struct ExternalSink {
     /// Copies written of each record `(origin, seq)` not yet folded into `folded`.
     pub written: BTreeMap<(u32, u64), u64>,
@@ -26,7 +26,7 @@ pub struct ExternalSink {
 
 /// The exactly-once verdict on every record below `below[origin]`, final because no checkpoint
 /// a restore or the verification can still use reaches back that far.
-#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq, serde::Deserialize)]
 pub struct FoldedRecords {
     pub below: BTreeMap<u32, u64>,
     pub expected: u64,
@@ -35,7 +35,7 @@ pub struct FoldedRecords {
 }
 
 /// Every sink's external output, by scenario operator index.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct ExternalSystem {
     pub sinks: BTreeMap<usize, ExternalSink>,
 }

@@ -16,7 +16,7 @@ use crate::trace::TraceKind;
 use crate::types::{CheckpointId, Micros, SubtaskId};
 
 /// The restart strategy's memory across failures.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct RestartState {
     /// Restarts so far.
     pub attempts: u32,

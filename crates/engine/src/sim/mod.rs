@@ -15,6 +15,7 @@ mod report;
 #[cfg(test)]
 mod report_tests;
 mod rest_job;
+pub(crate) mod snapshot;
 mod verify;
 
 pub use coordination::UserRequest;
@@ -49,7 +50,7 @@ use channel_state::channel_state_writers;
 const VIEW_UPDATER_SALT: u64 = 0x5649_4557_5550_4454;
 
 /// Flink's `JobStatus`, as far as the simulation reaches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum JobStatus {
     Running,
     /// Failed over; the restart strategy's delay runs.
@@ -78,7 +79,7 @@ impl JobStatus {
     }
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) enum Event {
     TaskWake {
         task: u32,
@@ -153,7 +154,7 @@ pub(crate) enum Event {
 }
 
 /// Latencies and timings the loop applies.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct SimParams {
     pub rpc_latency: Micros,
     /// From the job's start until the tasks are RUNNING.
@@ -176,8 +177,9 @@ pub struct SimParams {
     pub task: TaskParams,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Simulation {
+    #[serde(with = "crate::types::snapshot_forms::json_when_compact")]
     pub scenario: Scenario,
     pub graph: JobGraph,
     pub now: Micros,

@@ -18,7 +18,7 @@ use std::collections::{BinaryHeap, VecDeque};
 
 use crate::types::Micros;
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct Scheduled<E> {
     time: Micros,
     seq: u64,
@@ -45,7 +45,7 @@ impl<E> Ord for Scheduled<E> {
 
 const BINS: usize = 64;
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct EventQueue<E> {
     /// Events at exactly `last`, in scheduling order.
     current: VecDeque<E>,

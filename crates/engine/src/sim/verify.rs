@@ -25,7 +25,9 @@ struct Path {
 /// subpartition, each channel state of its own (`BufferWritingResultPartition.broadcastRecord`);
 /// a copy held before a broadcast edge still owes every copy past it, so what a copy owes a sink
 /// is counted from the operator it enters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct InFlightRecord {
     pub origin: u32,
     pub seq: u64,

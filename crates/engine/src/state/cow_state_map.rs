@@ -18,7 +18,7 @@ use std::hash::Hash;
 use rustc_hash::FxHashMap;
 
 /// `StateMapEntry`: one value with the versions that decide whether a writer must copy it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct StateMapEntry<V> {
     pub value: V,
     /// Map version when this entry object was created (or last copied).
@@ -37,8 +37,13 @@ pub struct CowCounters {
 }
 
 /// `CopyOnWriteStateMap<K, N, S>`: state of one key group of one registered state.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(bound(
+    serialize = "K: serde::Serialize + Ord, N: serde::Serialize + Ord, V: serde::Serialize",
+    deserialize = "K: serde::Deserialize<'de> + Eq + Hash, N: serde::Deserialize<'de> + Eq + Hash, V: serde::Deserialize<'de>"
+))]
 pub struct CopyOnWriteStateMap<K, N, V> {
+    #[serde(with = "crate::types::snapshot_forms::sorted_map")]
     entries: FxHashMap<(K, N), StateMapEntry<V>>,
     /// `stateMapVersion`: incremented by every snapshot.
     state_version: u64,

@@ -9,7 +9,7 @@
 use crate::types::Micros;
 
 /// One TaskManager's flush thread: when it is next free.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FlushThread {
     free_at: Micros,
 }

@@ -30,10 +30,12 @@ pub struct Memtable {
 }
 
 /// Handle of a registered value state: its index, which is also its id in the snapshot stream.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct StateId(pub usize);
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct HeapKeyedStateBackend {
     max_parallelism: u32,
     key_group_range: KeyGroupRange,

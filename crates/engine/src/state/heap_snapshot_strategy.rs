@@ -44,6 +44,7 @@ pub struct SnapshotEntry {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KeyGroupSnapshot {
     pub key_group: u32,
+    #[serde(with = "crate::types::snapshot_forms::json_when_compact")]
     pub states: Vec<Vec<SnapshotEntry>>,
 }
 
@@ -55,6 +56,7 @@ pub struct KeyedStateSnapshot {
     pub max_parallelism: u32,
     pub key_group_range: KeyGroupRange,
     pub key_serializer: SerializerKind,
+    #[serde(with = "crate::types::snapshot_forms::json_when_compact")]
     pub value_states: Vec<ValueStateDescriptor>,
     pub timer_services: Vec<String>,
     /// Only key groups holding at least one entry, ascending.

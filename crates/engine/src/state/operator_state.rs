@@ -77,7 +77,7 @@ pub struct OperatorStateSnapshot {
     pub state_size: u64,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct OperatorStateBackend {
     /// Name → (mode, elements); a `BTreeMap` so snapshots and redistribution are ordered by name.
     states: BTreeMap<String, (DistributionMode, Vec<ListElement>)>,

@@ -87,7 +87,7 @@ impl SstFile {
 }
 
 /// How a RocksDB snapshot is taken.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
 pub enum RocksSnapshotKind {
     /// `RocksIncrementalSnapshotStrategy`.
     #[default]
@@ -99,7 +99,7 @@ pub enum RocksSnapshotKind {
 }
 
 /// What one checkpoint of an instance holds and writes.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
 pub struct RocksCheckpoint {
     pub kind: RocksSnapshotKind,
     /// Native snapshots: every live SST at the native checkpoint (`_metadata` lists a handle
@@ -169,7 +169,7 @@ impl RocksCheckpoint {
 
 /// One subtask's RocksDB instance: its SST files by level, and which of them the last
 /// completed checkpoint holds.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RocksDbInstance {
     incremental: bool,
     /// ForSt with its primary directory on checkpoint storage.

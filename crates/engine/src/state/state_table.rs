@@ -149,8 +149,9 @@ impl ValueStateDescriptor {
 }
 
 /// One state's maps, indexed by `key group - range.start`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct StateTable {
+    #[serde(with = "crate::types::snapshot_forms::json_when_compact")]
     pub descriptor: ValueStateDescriptor,
     pub(super) key_group_range: KeyGroupRange,
     pub(super) maps: Vec<CopyOnWriteStateMap<StateKey, Namespace, i64>>,

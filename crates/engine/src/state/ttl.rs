@@ -28,11 +28,12 @@ pub fn expired(stamp_millis: i64, ttl_millis: u64, now_millis: i64) -> bool {
 }
 
 /// The timestamps of one state's entries and the incremental-cleanup visitor's queue.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct TtlStamps {
     pub ttl_millis: u64,
     /// Per entry: its key group, and the value's last write or each list element's append,
     /// oldest first.
+    #[serde(with = "crate::types::snapshot_forms::sorted_map")]
     stamps: FxHashMap<(StateKey, Namespace), (u32, Vec<i64>)>,
     /// Entries in the order the visitor reaches them (key group, key, namespace); an entry
     /// leaves it when it is removed, rejoins at the back when visited.

@@ -21,7 +21,7 @@ const Q_P999: u64 = 99_900;
 const Q_DEN: u64 = 100_000;
 
 /// `StatsSummary`: min/max/avg over all values, percentiles over the window.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct StatsSummary {
     min: u64,
     max: u64,

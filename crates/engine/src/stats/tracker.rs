@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, VecDeque};
 
 /// `CheckpointStatsStatus` as the REST API spells it.
 #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub enum CheckpointStatsStatus {
     IN_PROGRESS,
     COMPLETED,
@@ -37,7 +37,7 @@ impl std::fmt::Display for CheckpointStatsStatus {
 }
 
 /// `SubtaskStateStats`: one subtask's acknowledgement.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SubtaskStateStats {
     pub index: u32,
     pub ack_timestamp: Micros,
@@ -52,7 +52,7 @@ impl SubtaskStateStats {
 }
 
 /// `TaskStateStats`: the subtasks of one job vertex.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TaskStateStats {
     pub vertex: u32,
     pub num_subtasks: u32,
@@ -91,7 +91,7 @@ impl TaskStateStats {
 }
 
 /// `AbstractCheckpointStats` and its pending/completed/failed subclasses in one struct.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct AbstractCheckpointStats {
     pub id: CheckpointId,
     pub status: CheckpointStatsStatus,
@@ -160,7 +160,7 @@ impl AbstractCheckpointStats {
 }
 
 /// `RestoredCheckpointStats`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RestoredCheckpointStats {
     pub id: CheckpointId,
     pub restore_timestamp: Micros,
@@ -169,7 +169,7 @@ pub struct RestoredCheckpointStats {
 }
 
 /// `CheckpointStatsCounts`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct CheckpointStatsCounts {
     pub restored: u64,
     pub total: u64,
@@ -180,7 +180,7 @@ pub struct CheckpointStatsCounts {
 
 /// `CompletedCheckpointStatsSummary`: over all completed checkpoints (durations in ms, the REST
 /// unit, so averages round like Flink's).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CompletedCheckpointStatsSummary {
     pub state_size: StatsSummary,
     pub checkpointed_size: StatsSummary,
@@ -190,7 +190,7 @@ pub struct CompletedCheckpointStatsSummary {
 }
 
 /// `CheckpointStatsTracker`.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct CheckpointStatsTracker {
     history_size: usize,
     /// Ids in the history, oldest first (REST shows them newest first).

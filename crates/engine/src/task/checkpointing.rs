@@ -94,7 +94,7 @@ pub fn committer_state_bytes(checkpoints: u64) -> u64 {
 
 /// What a subtask acknowledges for one checkpoint: its state handles, with content so a restore
 /// is exact.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct TaskStateSnapshot {
     /// The subtask that took it.
     pub task: crate::types::SubtaskId,
@@ -173,7 +173,7 @@ impl TaskStateSnapshot {
 }
 
 /// A checkpoint this subtask has started and not yet acknowledged.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct PendingSnapshot {
     pub barrier: CheckpointBarrier,
     pub metrics: SubtaskCheckpointMetrics,
@@ -190,7 +190,7 @@ pub struct PendingSnapshot {
 }
 
 /// A checkpoint's channel state in its TaskManager's shared file (`channel_state`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ChannelStateProgress {
     /// Aligned checkpoints without a timeout, or unaligned checkpoints off: nothing to write.
     NotNeeded,
@@ -202,7 +202,7 @@ pub enum ChannelStateProgress {
     Written,
 }
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct SubtaskCheckpointCoordinator {
     pub last_checkpoint_id: CheckpointId,
     /// Checkpoints the coordinator aborted before this task got to them (`abortedCheckpointIds`).

@@ -4,9 +4,10 @@
 use std::collections::VecDeque;
 
 use crate::barrier::CheckpointBarrier;
+use crate::trace::MAIL_NAMES;
 use crate::types::CheckpointId;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Mail {
     /// `StreamTask.triggerCheckpointAsync` on a source.
     TriggerCheckpoint {
@@ -30,18 +31,18 @@ pub enum Mail {
 
 impl Mail {
     pub fn name(&self) -> &'static str {
-        match self {
-            Mail::TriggerCheckpoint { .. } => "triggerCheckpointAsync",
-            Mail::NotifyCheckpointComplete { .. } => "notifyCheckpointComplete",
-            Mail::NotifyCheckpointAborted { .. } => "notifyCheckpointAborted",
-            Mail::ProcessingTimeTimers => "onProcessingTime",
-            Mail::AlignmentTimeout { .. } => "alignedCheckpointTimeout",
-            Mail::BufferDebloat => "Buffer size recalculation",
-        }
+        MAIL_NAMES[match self {
+            Mail::TriggerCheckpoint { .. } => 0,
+            Mail::NotifyCheckpointComplete { .. } => 1,
+            Mail::NotifyCheckpointAborted { .. } => 2,
+            Mail::ProcessingTimeTimers => 3,
+            Mail::AlignmentTimeout { .. } => 4,
+            Mail::BufferDebloat => 5,
+        }]
     }
 }
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Mailbox {
     queue: VecDeque<Mail>,
     urgent: usize,

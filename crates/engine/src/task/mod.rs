@@ -37,7 +37,7 @@ use crate::trace::Trace;
 use crate::types::{CheckpointId, Micros, MICROS_PER_SEC};
 
 /// Timing parameters of the task side, from the configuration.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct TaskParams {
     pub segment_size: u32,
     /// `buffer-debloat.period`, when debloating is on.
@@ -87,7 +87,7 @@ impl TaskParams {
 }
 
 /// What a task asks of the event loop.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub enum TaskEffect {
     /// The task consumed the last of its recovered channel state: it switches to RUNNING.
     RecoveredInputConsumed {

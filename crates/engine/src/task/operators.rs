@@ -33,11 +33,12 @@ pub fn filter_passes(keep_percent: u32, origin: u32, seq: u64) -> bool {
 
 /// `DataGeneratorSource` with a rate limiter: subtask `index` of `parallelism` emits its share of
 /// `rate` records per second. Its operator state is its read position (the split's offset).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Datagen {
     pub rate_per_subtask: u64,
     pub record_bytes: u32,
     pub keys: u32,
+    #[serde(with = "crate::types::snapshot_forms::json_when_compact")]
     pub distribution: KeyDistribution,
     /// Records this subtask emits in total (`None`: unbounded).
     pub bounded: Option<u64>,
@@ -145,7 +146,7 @@ impl Datagen {
 }
 
 /// Keyed state of a keyed operator, with the id of its one value state.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Keyed {
     pub backend: HeapKeyedStateBackend,
     pub state: StateId,
@@ -261,7 +262,7 @@ impl Keyed {
 /// into the open transaction; `prepareSnapshotPreBarrier` pre-commits it as the checkpoint's
 /// committable; `notifyCheckpointComplete` commits every committable up to that checkpoint in
 /// the external system (the simulation's `ExternalSystem`, which outlives failures).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct TwoPhaseCommit {
     /// Records written into the open transaction, as `(origin, seq)`.
     pub open: Vec<(u32, u64)>,
@@ -290,7 +291,7 @@ impl TwoPhaseCommit {
     }
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub enum Operator {
     Datagen(Box<Datagen>),
     Map,

@@ -6,7 +6,7 @@ use crate::scenario::Partitioner;
 use crate::state::compute_operator_index_for_key_group;
 
 /// One output edge of a task: its result partition and how records pick a subpartition.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct OutputRoute {
     pub partition: PartitionId,
     pub partitioner: Partitioner,

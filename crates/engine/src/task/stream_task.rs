@@ -16,17 +16,17 @@ use super::time::{TaskTime, TimeState};
 use super::{TaskCtx, TaskEffect};
 use crate::barrier::{AnyBarrierHandler, HandlerEffect};
 use crate::network::{GlobalChannelId, NetBuffer, NetEvent, Record};
-use crate::trace::TraceKind;
+use crate::trace::{MailName, TraceKind};
 use crate::types::{Micros, SubtaskId};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum TaskStatus {
     Running,
     Finished,
 }
 
 /// The buffer the task is reading, record by record.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct CurrentInput {
     pub channel: u32,
     pub buffer: NetBuffer,
@@ -35,7 +35,7 @@ pub struct CurrentInput {
     pub recovered: bool,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct StreamTask {
     pub id: SubtaskId,
     /// Position in the simulation's task list.
@@ -159,7 +159,7 @@ impl StreamTask {
             ctx.now,
             Some(self.id),
             TraceKind::MailQueued {
-                mail: mail.name(),
+                mail: MailName(mail.name()),
                 urgent,
             },
         );
@@ -237,7 +237,9 @@ impl StreamTask {
         ctx.trace.record(
             ctx.now,
             Some(self.id),
-            TraceKind::MailRun { mail: mail.name() },
+            TraceKind::MailRun {
+                mail: MailName(mail.name()),
+            },
         );
         Some(mail)
     }

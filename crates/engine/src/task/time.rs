@@ -6,7 +6,7 @@ use serde::Serialize;
 use super::timer_gauge::{GaugeValues, TimerGauges};
 use crate::types::{Micros, MICROS_PER_SEC};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
 pub enum TimeState {
     Busy,
     #[default]
@@ -17,7 +17,7 @@ pub enum TimeState {
 /// Seconds of history kept for windowed ratios.
 const WINDOW_SECONDS: usize = 60;
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct TimeSplit {
     pub busy: Micros,
     pub idle: Micros,
@@ -37,7 +37,7 @@ impl TimeSplit {
     }
 }
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct TaskTime {
     pub state: TimeState,
     since: Micros,

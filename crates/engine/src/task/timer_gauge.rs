@@ -22,7 +22,7 @@ pub const UPDATE_INTERVAL: Micros = 5_000_000;
 const SLOTS: usize = 12;
 
 /// The idle and backpressured `TimerGauge`s of one task, from its registration on.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct TimerGauges {
     /// The next `update()`; `None` until the task registers its metrics (it is RUNNING).
     next_update: Option<Micros>,

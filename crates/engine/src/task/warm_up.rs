@@ -65,7 +65,7 @@ impl ColdPath {
 
 /// One TaskManager process: per path, when it is (or will be) warm and which checkpoint first
 /// ran it.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct WarmUp {
     first_use: [Option<(Micros, CheckpointId)>; PATHS],
 }

@@ -6,17 +6,64 @@ use super::source::{self, FlinkSource};
 use super::Fnv;
 use crate::types::{CheckpointId, Micros, SubtaskId};
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// Every mail's name (`Mail::name` in task/mailbox.rs), as the trace records it.
+pub const MAIL_NAMES: [&str; 6] = [
+    "triggerCheckpointAsync",
+    "notifyCheckpointComplete",
+    "notifyCheckpointAborted",
+    "onProcessingTime",
+    "alignedCheckpointTimeout",
+    "Buffer size recalculation",
+];
+
+/// A mail's name (`Mail::name`). Read back from a snapshot it must be one of [`MAIL_NAMES`],
+/// which keeps it `'static` without leaking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct MailName(pub &'static str);
+
+impl<'de> serde::Deserialize<'de> for MailName {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<MailName, D::Error> {
+        let name = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        MAIL_NAMES
+            .into_iter()
+            .find(|n| *n == name)
+            .map(MailName)
+            .ok_or_else(|| serde::de::Error::custom(format!("no mail is named {name:?}")))
+    }
+}
+
+impl std::ops::Deref for MailName {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.0
+    }
+}
+
+impl std::fmt::Display for MailName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+impl PartialEq<&str> for MailName {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct TraceEvent {
     /// 1-based position in the whole run.
     pub seq: u64,
     pub time: Micros,
     /// The subtask it happened in; `None` for the JobManager.
     pub task: Option<SubtaskId>,
+    #[serde(with = "crate::types::snapshot_forms::json_when_compact")]
     pub kind: TraceKind,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum TraceKind {
     CheckpointTriggered {
@@ -28,11 +75,11 @@ pub enum TraceKind {
         reason: String,
     },
     MailQueued {
-        mail: &'static str,
+        mail: MailName,
         urgent: bool,
     },
     MailRun {
-        mail: &'static str,
+        mail: MailName,
     },
     SourceBatch {
         records: u32,

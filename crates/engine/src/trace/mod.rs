@@ -7,7 +7,7 @@
 mod event;
 mod source;
 
-pub use event::{TraceEvent, TraceKind};
+pub use event::{MailName, TraceEvent, TraceKind, MAIL_NAMES};
 pub use source::{FlinkSource, FLINK_REF, SOURCES};
 
 use crate::types::{Micros, SubtaskId};
@@ -15,7 +15,7 @@ use crate::types::{Micros, SubtaskId};
 /// Events kept for display by default.
 pub const DEFAULT_TRACE_CAPACITY: usize = 20_000;
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Trace {
     /// A ring: until it holds `capacity` events they are in order; then the newest overwrites
     /// the oldest, at `head`, in place.
@@ -29,7 +29,7 @@ pub struct Trace {
     hash_log: Option<HashLog>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct HashLog {
     every: u64,
     marks: Vec<(u64, u64)>,

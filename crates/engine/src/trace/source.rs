@@ -147,7 +147,7 @@ mod tests {
     use std::collections::BTreeSet;
 
     use super::*;
-    use crate::trace::TraceKind;
+    use crate::trace::{MailName, TraceKind};
 
     /// The variant names of `TraceKind`, read from its definition: a variant added there without
     /// an entry in `SOURCES` fails `every_trace_kind_has_a_flink_source`.
@@ -177,10 +177,12 @@ mod tests {
             },
             TriggerRejected { reason: s() },
             MailQueued {
-                mail: "m",
+                mail: MailName("m"),
                 urgent: false,
             },
-            MailRun { mail: "m" },
+            MailRun {
+                mail: MailName("m"),
+            },
             SourceBatch { records: 1 },
             RecordBatch {
                 channel: 0,
