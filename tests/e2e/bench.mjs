@@ -43,6 +43,7 @@ for (const tms of [1, 8]) {
   console.log(`bench-512 on ${tms} TaskManager(s): ${SECONDS} s simulated in ${(r.wall_ms / 1000).toFixed(2)} s wall, ` +
     `${rate.toFixed(1)} M record-hops/s (${nativeRate[tms] ? (rate / nativeRate[tms]).toFixed(2) + 'x native' : 'no native figure'}), ` +
     `fingerprint ${r.fingerprint} (${same})`);
+  snapshotLines('main thread', r);
 }
 
 console.log('\n# the engine in the page\'s Web Worker (barrierlab-worker, no UI)');
@@ -64,8 +65,18 @@ for (const tms of [1, 8]) {
   console.log(`bench-512 on ${tms} TaskManager(s): ${SECONDS} s simulated in ${(r.wall_ms / 1000).toFixed(2)} s wall, ` +
     `${rate.toFixed(1)} M record-hops/s (${nativeRate[tms] ? (rate / nativeRate[tms]).toFixed(2) + 'x native' : 'no native figure'}), ` +
     `${(SECONDS * 1000 / r.wall_ms).toFixed(2)} simulated s per wall s, fingerprint ${r.fingerprint} (${same})`);
+  snapshotLines('worker', r);
 }
 await page.close();
+
+/** The snapshot figures of a bench answer: what handing a job to the page costs there. */
+function snapshotLines(where, r) {
+  for (const [job, c] of [['bench-512 at its end', r.snapshot], ['seed-demo at 30 s', r.demo_snapshot]]) {
+    console.log(`  ${where}, snapshot of ${job}: ${(c.bytes / 1024).toFixed(1)} KB, written in ${c.write_ms.toFixed(2)} ms, ` +
+      `read in ${c.read_ms.toFixed(2)} ms; update after 100 ms more: ${(c.update_bytes / 1024).toFixed(1)} KB, ` +
+      `written in ${c.update_write_ms.toFixed(2)} ms, applied in ${c.update_apply_ms.toFixed(2)} ms`);
+  }
+}
 
 /** Opens `file` as a link (consenting if asked), plays it at 1x then max, prints the figures. */
 async function playground(file) {

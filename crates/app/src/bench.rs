@@ -2,11 +2,12 @@
 //! UI, and returns what `barrierlab bench` prints natively (as JSON), so the browser benchmark
 //! (`tests/e2e/bench.mjs`) puts the engine's speed in Chromium beside the native figure.
 
-use barrierlab_engine::scenario::bench_job;
+use barrierlab_engine::scenario::{bench_job, preset};
 use barrierlab_engine::sim::Simulation;
 use barrierlab_engine::types::MICROS_PER_SEC;
 
 use crate::clock;
+use crate::job::DEFAULT_PRESET;
 
 /// One run of bench-512 on `taskmanagers` TaskManagers for `seconds` simulated seconds.
 pub fn run(seconds: u32, taskmanagers: u32) -> Result<serde_json::Value, String> {
@@ -20,6 +21,8 @@ pub fn run(seconds: u32, taskmanagers: u32) -> Result<serde_json::Value, String>
     sim.run_until(u64::from(seconds) * MICROS_PER_SEC);
     let wall_ms = clock::now_ms() - start;
     let hops: u64 = sim.tasks.iter().map(|t| t.records_in).sum();
+    let mut demo = Simulation::new(preset(DEFAULT_PRESET).ok_or("no demo preset")?)?;
+    demo.run_until(30 * MICROS_PER_SEC);
     Ok(serde_json::json!({
         "seconds": seconds,
         "taskmanagers": taskmanagers,
@@ -27,6 +30,39 @@ pub fn run(seconds: u32, taskmanagers: u32) -> Result<serde_json::Value, String>
         "record_hops": hops,
         "events": sim.events,
         "fingerprint": sim.fingerprint(),
+        "snapshot": snapshot_costs(&sim)?,
+        "demo_snapshot": snapshot_costs(&demo)?,
+    }))
+}
+
+/// What handing `sim` over costs here (`barrierlab bench` prints the same natively): its
+/// snapshot's bytes and the times to write and read them; and the update after 100 ms more of
+/// simulated time, which a copy that keeps up receives.
+fn snapshot_costs(sim: &Simulation) -> Result<serde_json::Value, String> {
+    let start = clock::now_ms();
+    let bytes = sim.to_snapshot();
+    let write_ms = clock::now_ms() - start;
+    let start = clock::now_ms();
+    let mut copy = Simulation::from_snapshot(&bytes)?;
+    let read_ms = clock::now_ms() - start;
+    let mut next = sim.clone();
+    next.run_until(next.now + 100_000);
+    let start = clock::now_ms();
+    let update = next.to_snapshot_since(copy.trace.total());
+    let update_write_ms = clock::now_ms() - start;
+    let start = clock::now_ms();
+    copy.update_from_snapshot(&update)?;
+    let update_apply_ms = clock::now_ms() - start;
+    if copy.fingerprint() != next.fingerprint() {
+        return Err("an updated copy with another fingerprint".into());
+    }
+    Ok(serde_json::json!({
+        "bytes": bytes.len(),
+        "write_ms": write_ms,
+        "read_ms": read_ms,
+        "update_bytes": update.len(),
+        "update_write_ms": update_write_ms,
+        "update_apply_ms": update_apply_ms,
     }))
 }
 
@@ -57,6 +93,16 @@ mod tests {
         let v = super::run(1, 8).unwrap();
         assert!(v["record_hops"].as_u64().unwrap() > 1_000_000, "{v}");
         assert_eq!(v["fingerprint"].as_str().map(str::len), Some(16));
+        for costs in [&v["snapshot"], &v["demo_snapshot"]] {
+            let (full, update) = (costs["bytes"].as_u64(), costs["update_bytes"].as_u64());
+            assert!(full > Some(1000) && update > Some(100), "{v}");
+        }
+        // The demo's update carries a few trace events, its snapshot all of them.
+        let demo = &v["demo_snapshot"];
+        assert!(
+            demo["update_bytes"].as_u64() < demo["bytes"].as_u64(),
+            "{v}"
+        );
         assert!(
             super::run(0, 1).is_err() && super::run(1, 0).is_err() && super::run(1, 129).is_err()
         );

@@ -55,6 +55,11 @@ struct SnapshotCost {
     bytes: usize,
     write: f64,
     read: f64,
+    /// The update after 100 ms more of simulated time (`to_snapshot_since`): what a copy of
+    /// the job that keeps up receives.
+    update_bytes: usize,
+    update_write: f64,
+    update_apply: f64,
 }
 
 impl SnapshotCost {
@@ -68,10 +73,24 @@ impl SnapshotCost {
         if back.fingerprint() != sim.fingerprint() {
             return Err("a snapshot read back with another fingerprint".into());
         }
+        let (mut copy, mut next) = (back.clone(), back);
+        next.run_until(next.now + 100_000);
+        let start = Instant::now();
+        let update = next.to_snapshot_since(copy.trace.total());
+        let update_write = start.elapsed().as_secs_f64();
+        let start = Instant::now();
+        copy.update_from_snapshot(&update)?;
+        let update_apply = start.elapsed().as_secs_f64();
+        if copy.fingerprint() != next.fingerprint() {
+            return Err("an updated copy with another fingerprint".into());
+        }
         Ok(SnapshotCost {
             bytes: bytes.len(),
             write,
             read,
+            update_bytes: update.len(),
+            update_write,
+            update_apply,
         })
     }
 
@@ -83,15 +102,22 @@ impl SnapshotCost {
             bytes: other.bytes,
             write: self.write.min(other.write),
             read: self.read.min(other.read),
+            update_bytes: other.update_bytes,
+            update_write: self.update_write.min(other.update_write),
+            update_apply: self.update_apply.min(other.update_apply),
         }
     }
 
     fn line(&self) -> String {
         format!(
-            "  snapshot of the end (the Web Worker's hand-over): {:.1} KB, written in {:.2} ms, read in {:.2} ms",
+            "  snapshot of the end (the Web Worker's hand-over): {:.1} KB, written in {:.2} ms, read in {:.2} ms; \
+             update after 100 ms more: {:.1} KB, written in {:.2} ms, applied in {:.2} ms",
             self.bytes as f64 / 1024.0,
             self.write * 1e3,
-            self.read * 1e3
+            self.read * 1e3,
+            self.update_bytes as f64 / 1024.0,
+            self.update_write * 1e3,
+            self.update_apply * 1e3
         )
     }
 }

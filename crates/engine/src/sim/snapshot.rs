@@ -11,25 +11,56 @@ use super::Simulation;
 /// "BLS" + the format's number; changed whenever a change to the simulation's fields changes
 /// the bytes.
 const TAG: [u8; 4] = *b"BLS1";
+/// The same with only the trace events the receiver has not seen ("BLU": an update).
+const UPDATE_TAG: [u8; 4] = *b"BLU1";
+
+fn write(sim: &Simulation, tag: [u8; 4]) -> Vec<u8> {
+    // Serializing owned data into a `Vec` fails only on a type serde cannot write, which the
+    // snapshot tests would catch.
+    match postcard::to_extend(sim, tag.to_vec()) {
+        Ok(bytes) => bytes,
+        Err(e) => unreachable!("a simulation that postcard cannot write: {e}"),
+    }
+}
+
+fn read(bytes: &[u8], tag: [u8; 4]) -> Result<Simulation, String> {
+    let body = bytes
+        .strip_prefix(&tag[..])
+        .ok_or("not a simulation snapshot of this version of Barrier Lab")?;
+    postcard::from_bytes(body).map_err(|e| format!("a damaged simulation snapshot: {e}"))
+}
 
 impl Simulation {
     /// The whole simulation, as bytes [`Simulation::from_snapshot`] reads back.
     pub fn to_snapshot(&self) -> Vec<u8> {
-        let out = TAG.to_vec();
-        // Serializing owned data into a `Vec` fails only on a type serde cannot write, which
-        // the snapshot tests would catch.
-        match postcard::to_extend(self, out) {
-            Ok(bytes) => bytes,
-            Err(e) => unreachable!("a simulation that postcard cannot write: {e}"),
-        }
+        write(self, TAG)
     }
 
     /// Reads a [`Simulation::to_snapshot`] back; a clear message for anything else.
     pub fn from_snapshot(bytes: &[u8]) -> Result<Simulation, String> {
-        let body = bytes
-            .strip_prefix(&TAG[..])
-            .ok_or("not a simulation snapshot of this version of Barrier Lab")?;
-        postcard::from_bytes(body).map_err(|e| format!("a damaged simulation snapshot: {e}"))
+        read(bytes, TAG)
+    }
+
+    /// An update for a copy of this simulation whose trace ends at event `seen`
+    /// ([`Trace::total`](crate::trace::Trace::total)): the whole simulation but only the trace
+    /// events after `seen`. Most of a small job's snapshot is its trace.
+    pub fn to_snapshot_since(&mut self, seen: u64) -> Vec<u8> {
+        self.trace.ship_since(seen);
+        let bytes = write(self, UPDATE_TAG);
+        self.trace.ship_all();
+        bytes
+    }
+
+    /// Becomes the simulation a [`Simulation::to_snapshot_since`] of this one's trace came from.
+    /// On an error (bytes that are no such update, or one for another trace) nothing changes.
+    pub fn update_from_snapshot(&mut self, bytes: &[u8]) -> Result<(), String> {
+        let mut next = read(bytes, UPDATE_TAG)?;
+        let newer = std::mem::take(&mut next.trace);
+        let mut trace = self.trace.clone();
+        trace.take_newer(newer)?;
+        next.trace = trace;
+        *self = next;
+        Ok(())
     }
 }
 
@@ -61,6 +92,59 @@ mod tests {
         for (name, _) in crate::scenario::PRESETS {
             continues_the_same(name, 7_300_000, 21_000_000);
         }
+    }
+
+    /// A copy kept by updates only (as the page keeps the worker's job) is the simulation,
+    /// also across a stretch that overflows the trace's ring.
+    #[test]
+    fn a_copy_kept_by_updates_is_the_simulation() {
+        let mut sim = Simulation::new(preset("seed-backpressure").unwrap()).unwrap();
+        let capacity = crate::trace::DEFAULT_TRACE_CAPACITY as u64;
+        let mut copy = Simulation::new(preset("seed-demo").unwrap()).unwrap();
+        let (mut fresh, mut widest) = (true, 0);
+        for to in [
+            500_000,
+            1_000_000,
+            1_000_000,
+            4_000_000,
+            150_000_000,
+            151_000_000,
+        ] {
+            sim.run_until(to);
+            let seen = if fresh { 0 } else { copy.trace.total() };
+            fresh = false;
+            let before = sim.trace.total();
+            widest = widest.max(before - seen);
+            let update = sim.to_snapshot_since(seen);
+            if seen > 0 && before - seen < capacity {
+                assert!(
+                    update.len() < sim.to_snapshot().len(),
+                    "{to}: an update is smaller"
+                );
+            }
+            copy.update_from_snapshot(&update).unwrap();
+            assert!(
+                copy.to_snapshot() == sim.to_snapshot(),
+                "{to}: the copy differs"
+            );
+            assert!(
+                copy.trace.events().eq(sim.trace.events()),
+                "{to}: the trace differs"
+            );
+        }
+        assert!(widest > capacity, "the ring overflowed between two updates");
+        // An update for a copy that has not seen those events is refused; the copy stays.
+        let mut behind = Simulation::new(preset("seed-backpressure").unwrap()).unwrap();
+        behind.run_until(1_000_000);
+        let before = behind.to_snapshot();
+        sim.run_until(152_000_000);
+        let update = sim.to_snapshot_since(sim.trace.total() - 10);
+        let e = behind.update_from_snapshot(&update).unwrap_err();
+        assert!(e.contains("does not follow this job's trace"), "{e}");
+        assert!(behind.to_snapshot() == before);
+        // Full snapshots and updates are not taken for one another.
+        assert!(Simulation::from_snapshot(&update).is_err());
+        assert!(copy.update_from_snapshot(&sim.to_snapshot()).is_err());
     }
 
     #[test]

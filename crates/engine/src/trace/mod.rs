@@ -5,6 +5,7 @@
 //! wasm and does not depend on how far back the ring reaches.
 
 mod event;
+mod snapshot;
 mod source;
 
 pub use event::{MailName, TraceEvent, TraceKind, MAIL_NAMES};
@@ -15,7 +16,8 @@ use crate::types::{Micros, SubtaskId};
 /// Events kept for display by default.
 pub const DEFAULT_TRACE_CAPACITY: usize = 20_000;
 
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+/// In a simulation snapshot the ring travels oldest first (`trace/snapshot.rs`).
+#[derive(Debug, Clone)]
 pub struct Trace {
     /// A ring: until it holds `capacity` events they are in order; then the newest overwrites
     /// the oldest, at `head`, in place.
@@ -27,6 +29,9 @@ pub struct Trace {
     /// Off unless a test asks: the running hash every `every` events, as madsim logs it, so two
     /// runs that end with different fingerprints can say where they parted.
     hash_log: Option<HashLog>,
+    /// While a snapshot is written: only events after this sequence number go into it (the
+    /// page's copy has the rest). 0 otherwise.
+    ship_since: u64,
 }
 
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -73,6 +78,7 @@ impl Trace {
             hash: HASH_SEED,
             count: 0,
             hash_log: None,
+            ship_since: 0,
         }
     }
 
@@ -113,12 +119,16 @@ impl Trace {
                 log.marks.push((self.count, self.hash));
             }
         }
-        let event = TraceEvent {
+        self.push(TraceEvent {
             seq: self.count,
             time,
             task,
             kind,
-        };
+        });
+    }
+
+    /// Puts `event` into the ring, over the oldest once it is full.
+    fn push(&mut self, event: TraceEvent) {
         if self.events.len() < self.capacity {
             if self.events.len() == self.events.capacity() {
                 // Grow by doubling, but never past the ring's size.
