@@ -90,7 +90,7 @@ mod tests {
     #[test]
     fn every_preset_continues_from_its_snapshot_as_it_would_have() {
         for (name, _) in crate::scenario::PRESETS {
-            continues_the_same(name, 7_300_000, 21_000_000);
+            continues_the_same(name, 7_300_000, 12_000_000);
         }
     }
 
