@@ -3,7 +3,7 @@
 //! (`tests/e2e/bench.mjs`) puts the engine's speed in Chromium beside the native figure.
 
 use barrierlab_engine::scenario::{bench_job, preset};
-use barrierlab_engine::sim::Simulation;
+use barrierlab_engine::sim::{HandOverCost, Simulation};
 use barrierlab_engine::types::MICROS_PER_SEC;
 
 use crate::clock;
@@ -30,39 +30,8 @@ pub fn run(seconds: u32, taskmanagers: u32) -> Result<serde_json::Value, String>
         "record_hops": hops,
         "events": sim.events,
         "fingerprint": sim.fingerprint(),
-        "snapshot": snapshot_costs(&sim)?,
-        "demo_snapshot": snapshot_costs(&demo)?,
-    }))
-}
-
-/// What handing `sim` over costs here (`barrierlab bench` prints the same natively): its
-/// snapshot's bytes and the times to write and read them; and the update after 100 ms more of
-/// simulated time, which a copy that keeps up receives.
-fn snapshot_costs(sim: &Simulation) -> Result<serde_json::Value, String> {
-    let start = clock::now_ms();
-    let bytes = sim.to_snapshot();
-    let write_ms = clock::now_ms() - start;
-    let start = clock::now_ms();
-    let mut copy = Simulation::from_snapshot(&bytes)?;
-    let read_ms = clock::now_ms() - start;
-    let mut next = sim.clone();
-    next.run_until(next.now + 100_000);
-    let start = clock::now_ms();
-    let update = next.to_snapshot_since(copy.trace.total());
-    let update_write_ms = clock::now_ms() - start;
-    let start = clock::now_ms();
-    copy.update_from_snapshot(&update)?;
-    let update_apply_ms = clock::now_ms() - start;
-    if copy.fingerprint() != next.fingerprint() {
-        return Err("an updated copy with another fingerprint".into());
-    }
-    Ok(serde_json::json!({
-        "bytes": bytes.len(),
-        "write_ms": write_ms,
-        "read_ms": read_ms,
-        "update_bytes": update.len(),
-        "update_write_ms": update_write_ms,
-        "update_apply_ms": update_apply_ms,
+        "snapshot": HandOverCost::measure(&sim, clock::now_ms)?,
+        "demo_snapshot": HandOverCost::measure(&demo, clock::now_ms)?,
     }))
 }
 

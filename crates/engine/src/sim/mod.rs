@@ -27,6 +27,7 @@ pub use rest_job::{
     JobVertexBackPressureInfo, JobVertexDetailsInfo, SubtaskBackPressureInfo,
     VertexBackPressureLevel, VertexBackPressureStatus,
 };
+pub use snapshot::HandOverCost;
 pub use verify::{InFlightRecord, SinkVerification, StateVerification, Verification};
 
 use std::collections::{BTreeMap, BTreeSet};

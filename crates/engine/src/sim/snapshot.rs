@@ -56,11 +56,61 @@ impl Simulation {
     pub fn update_from_snapshot(&mut self, bytes: &[u8]) -> Result<(), String> {
         let mut next = read(bytes, UPDATE_TAG)?;
         let newer = std::mem::take(&mut next.trace);
-        let mut trace = self.trace.clone();
-        trace.take_newer(newer)?;
-        next.trace = trace;
+        self.trace.take_newer(newer)?;
+        next.trace = std::mem::take(&mut self.trace);
         *self = next;
         Ok(())
+    }
+}
+
+/// What handing a job over costs: its snapshot's bytes and the wall time to write and read them;
+/// and the update after 100 ms more of simulated time, which a copy that keeps up receives.
+/// `barrierlab bench` measures it natively, `window.barrierlabBench` in the browser.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct HandOverCost {
+    pub bytes: usize,
+    pub write_ms: f64,
+    pub read_ms: f64,
+    pub update_bytes: usize,
+    pub update_write_ms: f64,
+    pub update_apply_ms: f64,
+}
+
+impl HandOverCost {
+    /// Measures `sim`'s hand-over with `now_ms`, the caller's wall clock (the engine has none).
+    /// Fails if a copy read back or updated ends with another fingerprint.
+    pub fn measure(
+        sim: &Simulation,
+        mut now_ms: impl FnMut() -> f64,
+    ) -> Result<HandOverCost, String> {
+        let start = now_ms();
+        let bytes = sim.to_snapshot();
+        let write_ms = now_ms() - start;
+        let start = now_ms();
+        let mut copy = Simulation::from_snapshot(&bytes)?;
+        let read_ms = now_ms() - start;
+        if copy.fingerprint() != sim.fingerprint() {
+            return Err("a snapshot read back with another fingerprint".into());
+        }
+        let mut next = copy.clone();
+        next.run_until(next.now + 100_000);
+        let start = now_ms();
+        let update = next.to_snapshot_since(copy.trace.total());
+        let update_write_ms = now_ms() - start;
+        let start = now_ms();
+        copy.update_from_snapshot(&update)?;
+        let update_apply_ms = now_ms() - start;
+        if copy.fingerprint() != next.fingerprint() {
+            return Err("an updated copy with another fingerprint".into());
+        }
+        Ok(HandOverCost {
+            bytes: bytes.len(),
+            write_ms,
+            read_ms,
+            update_bytes: update.len(),
+            update_write_ms,
+            update_apply_ms,
+        })
     }
 }
 

@@ -74,6 +74,7 @@ impl Trace {
 
     /// Becomes the trace `newer` was read from, which carries only the events after some of
     /// this trace's: they join the ring, and the hash and count are `newer`'s.
+    /// On an error nothing changes.
     pub(crate) fn take_newer(&mut self, newer: Trace) -> Result<(), String> {
         let first = newer.events.first().map_or(newer.count + 1, |e| e.seq);
         // A gap is fine only when `newer` holds a full ring: it pushes every older event out.
