@@ -6,7 +6,8 @@
 //  - the same again in the page's Web Worker (`barrierlab-worker`, what Compare modes runs in);
 //  - bench-512 and the 4096-subtask job in the playground, with the UI drawing: simulated seconds
 //    per wall second, rAF intervals and the work of each tick, at 1x and at max speed.
-// BENCH_SECONDS (default 10) sets the engine runs' simulated seconds.
+// BENCH_SECONDS (default 10) sets the engine runs' simulated seconds; BENCH_PLAYGROUND_ONLY=1 skips the
+// engine runs (native, page, worker) and measures only the playground.
 import { execFileSync } from 'node:child_process';
 import { serveDist, launch, pause } from './harness.mjs';
 import { INSTRUMENT, measure, fmt } from './frames.mjs';
@@ -16,8 +17,9 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const cli = (...args) => execFileSync('cargo', ['run', '-q', '--release', '-p', 'barrierlab-cli', '--', ...args],
   { encoding: 'utf8', cwd: ROOT, maxBuffer: 1 << 26 });
 
+const ONLY_PLAYGROUND = process.env.BENCH_PLAYGROUND_ONLY === '1';
 console.log('# native');
-const native = cli('bench', '--repeat', '1', '--large-seconds', String(SECONDS));
+const native = ONLY_PLAYGROUND ? '(skipped: BENCH_PLAYGROUND_ONLY=1)\n' : cli('bench', '--repeat', '1', '--large-seconds', String(SECONDS));
 process.stdout.write(native);
 const nativeRate = {};
 const nativeFp = {};
@@ -35,7 +37,7 @@ await page.waitForSelector('#sim-time', { timeout: 60000 });
 await pause(page);
 
 console.log('\n# the engine in Chromium (main thread, no UI)');
-for (const tms of [1, 8]) {
+for (const tms of ONLY_PLAYGROUND ? [] : [1, 8]) {
   const r = JSON.parse(await page.evaluate(([s, t]) => window.barrierlabBench(s, t), [SECONDS, tms]));
   if (r.error) throw new Error(r.error);
   const rate = r.record_hops / r.wall_ms / 1e3;
@@ -47,7 +49,7 @@ for (const tms of [1, 8]) {
 }
 
 console.log('\n# the engine in the page\'s Web Worker (barrierlab-worker, no UI)');
-for (const tms of [1, 8]) {
+for (const tms of ONLY_PLAYGROUND ? [] : [1, 8]) {
   const answer = await page.evaluate(([s, t]) => new Promise((ok, fail) => {
     const w = new Worker('./worker-loader.js');
     w.onerror = () => fail(new Error('the worker did not start'));

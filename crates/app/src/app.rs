@@ -169,7 +169,7 @@ pub fn app() -> Html {
             speed={state.ui.speed.label()}
             status={sim.status}
             playing={state.ui.playing}
-            lagging={state.ui.lagging()}
+            lagging={state.lagging()}
             events={sim.events}
             fingerprint={sim.fingerprint()}
             restart_in={restart_in}

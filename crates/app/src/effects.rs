@@ -5,21 +5,34 @@
 use gloo_timers::callback::Interval;
 use yew::prelude::*;
 
-use crate::cadence::{Cadence, FRAME_MS};
+use crate::cadence::{Beat, Cadence, FRAME_MS};
 use crate::clock;
 use crate::state::{Action, State};
 
 #[hook]
 pub fn use_page_effects(state: UseReducerHandle<State>) {
-    // The timer that moves the simulation on.
+    // The timer that moves the simulation on. The job as this render left it, for the frames
+    // between two ticks (`cadence::Beat::Between`).
+    let between = use_mut_ref(|| None);
+    *between.borrow_mut() = state.between();
     {
         let dispatcher = state.dispatcher();
         use_effect_with((), move |_| {
             let cadence = std::rc::Rc::new(Cadence::default());
             let interval = Interval::new(FRAME_MS, move || {
                 let now_ms = clock::now_ms();
-                if crate::panic::panicked() || !cadence.due(now_ms) {
+                if crate::panic::panicked() {
                     return;
+                }
+                match cadence.beat(now_ms) {
+                    Beat::Tick => {}
+                    Beat::Between => {
+                        if let Some(b) = between.borrow().as_ref() {
+                            b.advance();
+                        }
+                        return;
+                    }
+                    Beat::Rest => return,
                 }
                 dispatcher.dispatch(Action::Tick {
                     now_ms,

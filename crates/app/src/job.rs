@@ -149,6 +149,13 @@ impl Job {
         (self.sim.cell.0.borrow_mut(), self.travel.borrow_mut())
     }
 
+    /// The simulation and its time travel, moved on in place by the frames between two ticks
+    /// (`state::playback::Between`) without a new version: the next tick gives it. Nothing else
+    /// may use this; a change the views must show at once goes through `sim_mut`.
+    pub(crate) fn sim_in_place(&self) -> (RefMut<'_, Simulation>, RefMut<'_, TimeTravel>) {
+        (self.sim.cell.0.borrow_mut(), self.travel.borrow_mut())
+    }
+
     /// Continues from `sim`, another moment of this job's time travel.
     pub fn travel_to(&mut self, sim: Simulation) {
         self.sim.cell = SimCell(Rc::new(RefCell::new(sim)));

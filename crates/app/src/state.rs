@@ -100,9 +100,10 @@ pub struct Ui {
     pub speed: Speed,
     /// When the last tick while playing was (wall clock, ms).
     last_tick_ms: Option<f64>,
-    /// Simulated time the last ticks ran out of budget for, made up by the next (at 1x and
-    /// the other fixed speeds), while playing on from `last_tick_ms`.
-    owed: Micros,
+    /// Simulated time the last tick aimed at (at 1x and the other fixed speeds): what it did not
+    /// reach is made up by the next ticks and the frames between them, while playing on from
+    /// `last_tick_ms`.
+    aim: Option<Micros>,
     pub help_open: bool,
     /// The task index the inspector shows.
     pub inspected: Option<u32>,
@@ -127,13 +128,6 @@ pub struct Ui {
     pub fault_error: Option<String>,
     /// Why the link in the URL did not load, and what runs instead (dismissible).
     pub notice: Option<Notice>,
-}
-
-impl Ui {
-    /// The last tick ran out of budget before catching up with the wall clock.
-    pub fn lagging(&self) -> bool {
-        self.owed > 0
-    }
 }
 
 /// What a new job keeps of the old one besides the page's settings (see `State::replace_job`).
@@ -208,6 +202,15 @@ impl State {
             next.ui.fault_menu_open = self.ui.fault_menu_open;
         }
         next
+    }
+
+    /// The job is behind the wall clock: the last tick ran out of budget before its aim.
+    pub fn lagging(&self) -> bool {
+        self.ui.speed != Speed::Max
+            && self
+                .ui
+                .aim
+                .is_some_and(|aim| aim > self.job.sim().borrow().now)
     }
 
     /// The job's version: it moves whenever the job changed.

@@ -1,7 +1,11 @@
-//! Time travel: clones of the simulation every few simulated seconds (a bounded number). Going
+//! Time travel: snapshots of the simulation every few simulated seconds (a bounded number). Going
 //! back restores the nearest earlier snapshot and re-runs to the chosen time; the engine is
 //! deterministic, so scrubbing back and forth without acting lands on the same fingerprint.
 //! Acting in the past (a user request) forks: snapshots after that moment are dropped.
+//!
+//! A snapshot is the job's bytes (`Simulation::to_snapshot`), not a clone of it: the 4096-subtask
+//! job's take 19 MB instead of about 75 MB of clone, and are written no slower than it is cloned
+//! (59 against 67 ms natively). Its 16 clones had taken its wasm memory to 1.6 GiB.
 
 use barrierlab_engine::sim::Simulation;
 use barrierlab_engine::types::Micros;
@@ -11,9 +15,25 @@ pub const SNAPSHOT_EVERY: Micros = 2_000_000;
 /// Most snapshots kept (each holds a whole simulation, trace ring included).
 pub const MAX_SNAPSHOTS: usize = 16;
 
+/// The job at one moment, as bytes.
+#[derive(Debug, Clone)]
+struct Snapshot {
+    now: Micros,
+    bytes: std::rc::Rc<[u8]>,
+}
+
+impl Snapshot {
+    fn of(sim: &Simulation) -> Snapshot {
+        Snapshot {
+            now: sim.now,
+            bytes: sim.to_snapshot().into(),
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct TimeTravel {
-    snapshots: Vec<Simulation>,
+    snapshots: Vec<Snapshot>,
     every: Micros,
     /// The furthest simulated time reached on this branch.
     pub horizon: Micros,
@@ -22,7 +42,7 @@ pub struct TimeTravel {
 impl TimeTravel {
     pub fn new(sim: &Simulation) -> TimeTravel {
         TimeTravel {
-            snapshots: vec![sim.clone()],
+            snapshots: vec![Snapshot::of(sim)],
             every: SNAPSHOT_EVERY,
             horizon: sim.now,
         }
@@ -49,7 +69,7 @@ impl TimeTravel {
         self.horizon = sim.now;
         let last = self.snapshots.last().map_or(0, |s| s.now);
         if sim.now >= last + self.every {
-            self.snapshots.push(sim.clone());
+            self.snapshots.push(Snapshot::of(sim));
             if self.snapshots.len() > MAX_SNAPSHOTS {
                 // Keep the first, drop every other one after it.
                 let mut i = 0;
@@ -63,10 +83,12 @@ impl TimeTravel {
     }
 
     /// The simulation at time `t` (clamped to the horizon): the nearest earlier snapshot, re-run.
+    /// `None` before the first snapshot, or if one did not read back (it was written by this
+    /// build, in this page: it always does).
     pub fn seek(&self, t: Micros) -> Option<Simulation> {
         let t = t.min(self.horizon);
         let base = self.snapshots.iter().rev().find(|s| s.now <= t)?;
-        let mut sim = base.clone();
+        let mut sim = Simulation::from_snapshot(&base.bytes).ok()?;
         sim.run_until(t);
         Some(sim)
     }

@@ -9,6 +9,7 @@ use barrierlab_engine::types::Micros;
 use super::State;
 use crate::budget::{deadline, run_budgeted, RunEnd};
 use crate::faults::catch_up;
+use crate::job::Job;
 use crate::speed::Speed;
 
 /// The work one timer task may do, simulating and rendering together, to fit in a 16.7 ms frame
@@ -36,31 +37,97 @@ pub(crate) fn tick_budget(render_ms: f64, comparing_on_page: bool) -> f64 {
     }
 }
 
-/// Advances `sim` by `gap_ms` of wall-clock time at `speed`, plus the simulated time earlier
-/// ticks ran out of budget for (`owed`), spending at most `budget_ms`. Returns what it still
-/// owes: so a tick that could not keep up is made up by the cheaper ticks after it, up to
-/// `MAX_OWED_MS` of wall-clock time. Maximum speed owes nothing.
+/// Advances `sim` by `gap_ms` of wall-clock time at `speed`, plus what earlier ticks aimed at
+/// and did not reach (`aim`, a simulated time), spending at most `budget_ms`. Returns the time
+/// it aimed at: a tick that could not keep up is made up by the cheaper ticks after it (and by
+/// the frames between them, `Between`), up to `MAX_OWED_MS` of wall-clock time behind. Maximum
+/// speed aims at nothing beyond where it got.
 fn advance(
     sim: &mut Simulation,
     speed: Speed,
     gap_ms: f64,
-    owed: Micros,
+    aim: Option<Micros>,
     budget_ms: f64,
 ) -> Micros {
     let Some(per_ms) = speed.micros_per_ms() else {
         run_budgeted(sim, Micros::MAX, deadline(budget_ms), |_| false);
-        return 0;
+        return sim.now;
     };
+    let owed = aim.map_or(0, |a| a.saturating_sub(sim.now));
     let due = ((gap_ms * per_ms) as u64 + owed).min((MAX_OWED_MS * per_ms) as u64);
     let target = sim.now + due;
-    if run_budgeted(sim, target, deadline(budget_ms), |_| false) == RunEnd::OutOfTime {
-        return target.saturating_sub(sim.now);
+    run_toward(sim, target, budget_ms);
+    target
+}
+
+/// Runs `sim` to `target` within `budget_ms` (to the target itself if there is time).
+fn run_toward(sim: &mut Simulation, target: Micros, budget_ms: f64) {
+    if run_budgeted(sim, target, deadline(budget_ms), |_| false) != RunEnd::OutOfTime {
+        sim.run_until(target.max(sim.now));
     }
-    sim.run_until(target.max(sim.now));
-    0
+}
+
+/// Simulation work in a frame between two ticks (`cadence::Beat::Between`): what a tick may
+/// simulate at most, since no render follows.
+const BETWEEN_BUDGET_MS: f64 = MAX_TICK_BUDGET_MS;
+
+/// The playing job as the last render left it, for the frames between two ticks: they move its
+/// simulation on in place, towards what the last tick aimed at, and render nothing. The next
+/// tick gives the job its next version, so the views see the time they simulated then. Nothing
+/// else of the job or the page changes in between (a job that ends waits for the tick to pause).
+pub struct Between {
+    job: Rc<Job>,
+    /// `None`: maximum speed, as far as the budget goes.
+    aim: Option<Micros>,
+}
+
+impl Between {
+    /// One frame's simulation.
+    pub fn advance(&self) {
+        let (mut sim, mut travel) = self.job.sim_in_place();
+        if !sim.status.is_live() {
+            return;
+        }
+        match self.aim {
+            None => {
+                run_budgeted(&mut sim, Micros::MAX, deadline(BETWEEN_BUDGET_MS), |_| {
+                    false
+                });
+            }
+            Some(aim) if aim > sim.now => run_toward(&mut sim, aim, BETWEEN_BUDGET_MS),
+            Some(_) => return,
+        }
+        travel.record(&sim);
+    }
 }
 
 impl State {
+    /// The job for the frames between ticks, while it plays on its own: not before the first
+    /// tick set the pace, nor during a re-run catching up or a comparison on the page (each of
+    /// those changes the job's state at every step).
+    pub fn between(&self) -> Option<Between> {
+        let comparing_on_page = self
+            .job
+            .compare
+            .as_ref()
+            .is_some_and(|c| !c.borrow().done() && !c.borrow().in_worker());
+        if !self.ui.playing
+            || self.ui.last_tick_ms.is_none()
+            || self.job.catch_up.is_some()
+            || comparing_on_page
+        {
+            return None;
+        }
+        let aim = match self.ui.speed {
+            Speed::Max => None,
+            _ => Some(self.ui.aim?),
+        };
+        Some(Between {
+            job: self.job.clone(),
+            aim,
+        })
+    }
+
     pub(super) fn tick(self: Rc<Self>, now_ms: f64, render_ms: f64) -> Rc<State> {
         #[cfg(target_arch = "wasm32")]
         if crate::panic::trap_requested() && self.job.sim().borrow().now > 1_000_000 {
@@ -132,8 +199,8 @@ impl State {
         {
             let (mut sim, mut travel) = Rc::make_mut(&mut next.job).sim_mut();
             let budget = tick_budget(render_ms, compare_local);
-            let owed = self.ui.last_tick_ms.map_or(0, |_| self.ui.owed);
-            next.ui.owed = advance(&mut sim, self.ui.speed, gap, owed, budget);
+            let aim = self.ui.last_tick_ms.and(self.ui.aim);
+            next.ui.aim = Some(advance(&mut sim, self.ui.speed, gap, aim, budget));
             if !sim.status.is_live() {
                 next.ui.playing = false;
             }
@@ -216,18 +283,50 @@ mod budget_tests {
         sim.run_until(start);
         // 10x: 40 ms of wall-clock time is 400 ms simulated. A deadline already past: the tick
         // stops after its first few events.
-        let owed = advance(&mut sim, Speed::Ten, 40.0, 0, -1.0);
+        let aim = advance(&mut sim, Speed::Ten, 40.0, None, -1.0);
         assert!(
-            owed > 0 && sim.now + owed == start + 400_000,
-            "{} + {owed}",
+            sim.now < aim && aim == start + 400_000,
+            "{} towards {aim}",
             sim.now
         );
         // The next tick, 20 ms later and with time to spare, catches up with the wall clock.
-        assert_eq!(advance(&mut sim, Speed::Ten, 20.0, owed, 1_000.0), 0);
-        assert_eq!(sim.now, start + 600_000);
+        let aim = advance(&mut sim, Speed::Ten, 20.0, Some(aim), 1_000.0);
+        assert_eq!((sim.now, aim), (start + 600_000, start + 600_000));
         // What is owed never exceeds 1 s of wall-clock time (a hidden tab, a long stall).
-        assert_eq!(advance(&mut sim, Speed::Ten, 150.0, 50_000_000, 1_000.0), 0);
+        advance(&mut sim, Speed::Ten, 150.0, Some(aim + 50_000_000), 1_000.0);
         assert_eq!(sim.now, start + 10_600_000);
+    }
+
+    #[test]
+    fn the_frames_between_ticks_simulate_towards_the_aim_and_no_further() {
+        use crate::job::Opened;
+        use barrierlab_engine::scenario::preset;
+
+        let mut state = State::new(Opened::new(
+            Simulation::new(preset("seed-demo").unwrap()).unwrap(),
+            "seed-demo",
+        ));
+        // Before the first tick, there is no pace to keep.
+        assert!(state.between().is_none());
+        state.ui.last_tick_ms = Some(0.0);
+        state.ui.aim = Some(2_000_000);
+        let between = state.between().expect("playing at 1x");
+        let version = state.version();
+        between.advance();
+        let sim = state.job.sim().borrow();
+        assert_eq!(sim.now, 2_000_000);
+        // Moved in place: the version is the next tick's to give.
+        assert_eq!(state.version(), version);
+        drop(sim);
+        between.advance();
+        assert_eq!(state.job.sim().borrow().now, 2_000_000);
+        // At maximum speed it runs on, with no aim.
+        state.ui.speed = Speed::Max;
+        state.between().unwrap().advance();
+        assert!(state.job.sim().borrow().now > 2_000_000);
+        // Paused, or catching up: nothing between ticks.
+        state.ui.playing = false;
+        assert!(state.between().is_none());
     }
 
     #[test]

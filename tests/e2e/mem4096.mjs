@@ -1,0 +1,19 @@
+import { execFileSync } from 'node:child_process';
+import { serveDist, launch } from './harness.mjs';
+const ROOT = new URL('../..', import.meta.url).pathname;
+const file = process.env.JOB ?? 'tests/fixtures/scale/job-4096.json';
+const link = execFileSync('./target/release/barrierlab', ['share', `${ROOT}${file}`], { encoding: 'utf8', cwd: ROOT }).trim().split('\n').pop().replace(/^\//, '');
+const site = await serveDist();
+const browser = await launch();
+const p = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+await p.goto(`${site.url}${link}`);
+await p.waitForSelector('#sim-time', { timeout: 60000 });
+if (await p.locator('#consent-run').count()) await p.evaluate(() => setTimeout(() => document.getElementById('consent-run').click(), 0));
+await p.waitForFunction(() => !document.querySelector('#consent'), null, { timeout: 120000, polling: 250 });
+await p.selectOption('#speed', process.env.SPEED ?? 'max');
+for (let i = 0; i < Number(process.env.N ?? 8); i++) {
+  await p.waitForTimeout(15000);
+  const mem = await p.evaluate(() => window.barrierlabWasmMemory?.buffer?.byteLength ?? 0);
+  console.log(`${(i + 1) * 15} s wall: ${await p.textContent('#sim-time')}, wasm ${(mem / 2 ** 20).toFixed(0)} MiB`);
+}
+await browser.close(); await site.close();
