@@ -1,3 +1,7 @@
+// The page's memory over time while a job plays (issue #16): `node tests/e2e/memory.mjs` after
+// `trunk build --release`. Not a test: it prints, every 15 s of wall time, the simulated time and
+// the wasm memory (which never shrinks: its peak so far). JOB (default the 4096-subtask job, run
+// after consent), SPEED (default max) and N (readings, default 8; 240 is an hour).
 import { execFileSync } from 'node:child_process';
 import { serveDist, launch } from './harness.mjs';
 const ROOT = new URL('../..', import.meta.url).pathname;
