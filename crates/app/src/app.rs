@@ -86,18 +86,21 @@ pub fn app() -> Html {
             for cp in sim.coordinator.stats().history() {
                 for (v, t) in &cp.tasks {
                     let name = names.get(*v as usize).cloned().unwrap_or_default();
+                    let mut by_index = Vec::new();
                     for s in t.subtasks.values() {
+                        let i = s.index as usize;
+                        if by_index.len() <= i {
+                            by_index.resize(i + 1, None);
+                        }
                         let m = &s.metrics;
-                        map.insert(
-                            (cp.id, name.clone(), s.index),
-                            [
-                                m.sync_duration,
-                                m.async_duration,
-                                m.alignment_duration,
-                                m.start_delay,
-                            ],
-                        );
+                        by_index[i] = Some([
+                            m.sync_duration,
+                            m.async_duration,
+                            m.alignment_duration,
+                            m.start_delay,
+                        ]);
                     }
+                    map.insert((cp.id, name), by_index);
                 }
             }
             Rc::new(map)

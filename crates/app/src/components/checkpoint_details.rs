@@ -10,10 +10,12 @@ use yew::prelude::*;
 use crate::derived::ReportRef;
 use crate::format::{bytes, rest_millis, rest_time};
 
-/// Per (checkpoint, vertex name, subtask): sync, async, alignment and start delay in µs, from the
-/// engine's statistics, so the table shows what the why panel shows ("120 µs", not "0 ms"; the
-/// REST figure in whole milliseconds is the cell's title).
-pub type PhaseMicros = std::collections::BTreeMap<(u64, String, u32), [u64; 4]>;
+/// Per (checkpoint, vertex name), by subtask index: sync, async, alignment and start delay in µs,
+/// from the engine's statistics, so the table shows what the why panel shows ("120 µs", not
+/// "0 ms"; the REST figure in whole milliseconds is the cell's title). One entry a vertex, not a
+/// subtask: rebuilt whenever the history moves, a key a subtask made the 4096-subtask job's
+/// renders clone and compare 40 000 names.
+pub type PhaseMicros = std::collections::BTreeMap<(u64, String), Vec<Option<[u64; 4]>>>;
 
 #[derive(Properties, PartialEq)]
 pub struct DetailsProps {
@@ -243,8 +245,10 @@ pub fn checkpoint_details(p: &DetailsProps) -> Html {
                                                     </tr>
                                                 </thead>
                                                 <tbody>{ for v.subtasks.iter().skip(first).take(SUBTASKS_PER_PAGE).map(|st| {
-                                                    let key = (p.id, shown.clone(), subtask_index(st));
-                                                    subtask_row(st, p.phases.get(&key))
+                                                    let phases = p.phases.get(&(p.id, shown.clone()))
+                                                        .and_then(|v| v.get(subtask_index(st) as usize))
+                                                        .and_then(Option::as_ref);
+                                                    subtask_row(st, phases)
                                                 }) }</tbody>
                                             </table>
                                             if v.subtasks.len() > SUBTASKS_PER_PAGE {
