@@ -146,12 +146,12 @@ impl Job {
 
     /// The simulation, to move it on, with its time travel to record or fork as it goes.
     pub fn sim_mut(&mut self) -> (RefMut<'_, Simulation>, RefMut<'_, TimeTravel>) {
-        (self.sim.cell.0.borrow_mut(), self.travel.borrow_mut())
+        self.sim_in_place()
     }
 
     /// The simulation and its time travel, moved on in place by the frames between two ticks
     /// (`state::playback::Between`) without a new version: the next tick gives it. Nothing else
-    /// may use this; a change the views must show at once goes through `sim_mut`.
+    /// may call this; a change the views must show at once goes through `sim_mut`.
     pub(crate) fn sim_in_place(&self) -> (RefMut<'_, Simulation>, RefMut<'_, TimeTravel>) {
         (self.sim.cell.0.borrow_mut(), self.travel.borrow_mut())
     }
