@@ -29,22 +29,40 @@ const KEY_GROUP_ID_BYTES: u64 = 4;
 const STATE_SECTION_BYTES: u64 = 2 + 4;
 
 /// One `(key, namespace) → value` mapping as written to the snapshot.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 pub struct SnapshotEntry {
     pub key: StateKey,
     pub namespace: Namespace,
     /// The value, or a list's length.
     pub value: i64,
-    /// With TTL: the `TtlValue` timestamps (one for a value, one per list element).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// With TTL: the `TtlValue` timestamps (one for a value, one per list element). Left out
+    /// of JSON when empty (stored checkpoints), always written in a simulation snapshot's
+    /// compact bytes, which have no field names to tell a missing field by.
+    #[serde(default)]
     pub stamps: Vec<i64>,
+}
+
+impl Serialize for SnapshotEntry {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let with_stamps = !s.is_human_readable() || !self.stamps.is_empty();
+        let mut st = s.serialize_struct("SnapshotEntry", 3 + usize::from(with_stamps))?;
+        st.serialize_field("key", &self.key)?;
+        st.serialize_field("namespace", &self.namespace)?;
+        st.serialize_field("value", &self.value)?;
+        if with_stamps {
+            st.serialize_field("stamps", &self.stamps)?;
+        } else {
+            st.skip_field("stamps")?;
+        }
+        st.end()
+    }
 }
 
 /// The entries of one key group, per value state (indexed like `KeyedStateSnapshot::value_states`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KeyGroupSnapshot {
     pub key_group: u32,
-    #[serde(with = "crate::types::snapshot_forms::json_when_compact")]
     pub states: Vec<Vec<SnapshotEntry>>,
 }
 
@@ -159,4 +177,32 @@ pub fn layout(
         },
         pos,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(stamps: Vec<i64>) -> SnapshotEntry {
+        SnapshotEntry {
+            key: StateKey::Int(7),
+            namespace: Namespace::Void,
+            value: 3,
+            stamps,
+        }
+    }
+
+    #[test]
+    fn an_entry_leaves_empty_stamps_out_of_json_and_keeps_them_in_compact_bytes() {
+        for e in [entry(vec![]), entry(vec![10, 20])] {
+            let json = serde_json::to_string(&e).unwrap();
+            assert_eq!(json.contains("stamps"), !e.stamps.is_empty(), "{json}");
+            assert_eq!(serde_json::from_str::<SnapshotEntry>(&json).unwrap(), e);
+            // Entries side by side, as a key group holds them: a field left out of one would
+            // shift the next one's bytes.
+            let bytes = postcard::to_allocvec(&[e.clone(), entry(vec![1])]).unwrap();
+            let back: [SnapshotEntry; 2] = postcard::from_bytes(&bytes).unwrap();
+            assert_eq!(back, [e, entry(vec![1])]);
+        }
+    }
 }
