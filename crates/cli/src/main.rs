@@ -8,13 +8,6 @@ use clap::{Parser, Subcommand};
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-#[cfg(not(target_arch = "wasm32"))]
-unsafe extern "C" {
-    /// mimalloc.h's `mi_option_set`, in the library the `mimalloc` crate links. (Its Rust
-    /// binding sits behind a feature that brings in a crate of C types for this one call.)
-    fn mi_option_set(option: std::ffi::c_int, value: std::ffi::c_long);
-}
-
 /// `mi_option_set(mi_option_purge_delay, -1)`: mimalloc keeps the memory the simulation frees.
 /// By default it hands pages unused for a second back to the kernel, which zeroes them again
 /// (2 MiB at a time, under transparent huge pages) when the next buffers need them. On a busy
@@ -24,6 +17,11 @@ unsafe extern "C" {
 /// `mi_option_e`, in mimalloc v2 and v3 alike.)
 #[cfg(not(target_arch = "wasm32"))]
 fn keep_freed_memory() {
+    unsafe extern "C" {
+        /// mimalloc.h's `mi_option_set`, in the library the `mimalloc` crate links. (Its Rust
+        /// binding sits behind a feature that brings in a crate of C types for this one call.)
+        fn mi_option_set(option: std::ffi::c_int, value: std::ffi::c_long);
+    }
     // SAFETY: sets one of mimalloc's global options, at the start of main, before any thread
     // exists; the value is one the header documents for this option.
     unsafe { mi_option_set(15, -1) };
