@@ -1,6 +1,7 @@
 // The page's memory over time while a job plays (issue #16): `node tests/e2e/memory.mjs` after
 // `trunk build --release`. Not a test: it prints, every 15 s of wall time, the simulated time and
-// the wasm memory (which never shrinks: its peak so far). JOB (default the 4096-subtask job, run
+// the wasm memory (which never shrinks: its peak so far) and the live heap (what is allocated now,
+// and the time-travel snapshots' share of it: `window.barrierlabHeap()`). JOB (default the 4096-subtask job, run
 // after consent), SPEED (default max) and N (readings, default 8; 240 is an hour).
 import { execFileSync } from 'node:child_process';
 import { serveDist, launch } from './harness.mjs';
@@ -18,6 +19,8 @@ await p.selectOption('#speed', process.env.SPEED ?? 'max');
 for (let i = 0; i < Number(process.env.N ?? 8); i++) {
   await p.waitForTimeout(15000);
   const mem = await p.evaluate(() => window.barrierlabWasmMemory?.buffer?.byteLength ?? 0);
-  console.log(`${(i + 1) * 15} s wall: ${await p.textContent('#sim-time')}, wasm ${(mem / 2 ** 20).toFixed(0)} MiB`);
+  const heap = JSON.parse(await p.evaluate(() => window.barrierlabHeap?.() ?? '{"live":0,"travel":0}'));
+  console.log(`${(i + 1) * 15} s wall: ${await p.textContent('#sim-time')}, wasm ${(mem / 2 ** 20).toFixed(0)} MiB, ` +
+    `live ${(heap.live / 2 ** 20).toFixed(0)} MiB of which time travel ${(heap.travel / 2 ** 20).toFixed(0)} MiB`);
 }
 await browser.close(); await site.close();

@@ -13,6 +13,7 @@ mod effects;
 pub mod faults;
 pub mod flink_job;
 pub mod format;
+mod heap;
 mod hooks;
 pub mod imported;
 pub mod job;
@@ -46,7 +47,10 @@ pub fn start() {
             &wasm_bindgen::memory(),
         );
         #[cfg(target_arch = "wasm32")]
-        bench::install(&window);
+        {
+            bench::install(&window);
+            heap::install(&window);
+        }
     }
     // Renders into <body>, replacing what index.html shows meanwhile (the loading indicator).
     yew::Renderer::<App>::new().render();

@@ -19,7 +19,31 @@ pub const MAX_SNAPSHOTS: usize = 16;
 #[derive(Debug, Clone)]
 struct Snapshot {
     now: Micros,
-    bytes: Box<[u8]>,
+    bytes: Bytes,
+}
+
+/// A snapshot's bytes, counted in `heap::travel()` while they live (the soak test subtracts them
+/// from the live heap: they climb and halve as the list fills and is thinned).
+#[derive(Debug)]
+struct Bytes(Box<[u8]>);
+
+impl Bytes {
+    fn new(bytes: Box<[u8]>) -> Bytes {
+        crate::heap::add_travel(bytes.len());
+        Bytes(bytes)
+    }
+}
+
+impl Clone for Bytes {
+    fn clone(&self) -> Bytes {
+        Bytes::new(self.0.clone())
+    }
+}
+
+impl Drop for Bytes {
+    fn drop(&mut self) {
+        crate::heap::sub_travel(self.0.len());
+    }
 }
 
 impl Snapshot {
@@ -27,7 +51,7 @@ impl Snapshot {
         Snapshot {
             now: sim.now,
             // Shrunk in place: no second copy of the job's bytes.
-            bytes: sim.to_snapshot().into_boxed_slice(),
+            bytes: Bytes::new(sim.to_snapshot().into_boxed_slice()),
         }
     }
 }
@@ -89,7 +113,7 @@ impl TimeTravel {
     pub fn seek(&self, t: Micros) -> Option<Simulation> {
         let t = t.min(self.horizon);
         let base = self.snapshots.iter().rev().find(|s| s.now <= t)?;
-        let mut sim = Simulation::from_snapshot(&base.bytes).ok()?;
+        let mut sim = Simulation::from_snapshot(&base.bytes.0).ok()?;
         sim.run_until(t);
         Some(sim)
     }
@@ -127,5 +151,29 @@ mod tests {
         travel.fork(3_000_000);
         assert_eq!(travel.horizon, 3_000_000);
         assert!(travel.times().iter().all(|s| *s <= 3_000_000));
+    }
+
+    #[test]
+    fn the_snapshots_bytes_are_counted_while_they_live() {
+        let mut sim = Simulation::new(preset("seed-demo").unwrap()).unwrap();
+        let before = crate::heap::travel();
+        let mut travel = TimeTravel::new(&sim);
+        let mut t = 0;
+        // 40 simulated seconds: 17 snapshots every 2 s, so the list is thinned once.
+        while t < 40_000_000 {
+            t += 500_000;
+            sim.run_until(t);
+            travel.record(&sim);
+        }
+        let held = |tt: &TimeTravel| tt.snapshots.iter().map(|s| s.bytes.0.len()).sum::<usize>();
+        assert!(travel.len() < MAX_SNAPSHOTS);
+        assert_eq!(crate::heap::travel() - before, held(&travel));
+        let copy = travel.clone();
+        assert_eq!(crate::heap::travel() - before, 2 * held(&travel));
+        drop(copy);
+        travel.fork(10_000_000);
+        assert_eq!(crate::heap::travel() - before, held(&travel));
+        drop(travel);
+        assert_eq!(crate::heap::travel(), before);
     }
 }
