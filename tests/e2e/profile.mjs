@@ -1,39 +1,51 @@
-// Frame times and a CPU profile of the playground at a speed: `node tests/e2e/profile.mjs max`
-// (NOPROF=1 for frame times only, GREP=regex to choose the inclusive-time rows). Not a test.
-import { serveDist, launch, openPage } from './harness.mjs';
-const site = await serveDist(); const browser = await launch();
-const { page } = await openPage(browser, site.url);
-await page.waitForSelector('#sim-time');
-await page.selectOption('#speed', process.argv[2] ?? 'max');
-await page.waitForTimeout(1000);
-const cdp = await page.context().newCDPSession(page);
+// Where the page's time goes while a job plays (issue #16): a CPU profile of the playground in
+// Chromium, by function. Not a test. Build with function names first, into a directory of its own:
+//   CARGO_PROFILE_WASM_RELEASE_STRIP=none trunk build --release --dist /tmp/dist-names
+//   DIST=/tmp/dist-names node tests/e2e/profile.mjs
+// JOB (default the 4096-subtask job, run after consent), SPEED (default 1), SECONDS (default 8),
+// CALLERS (a regular expression: also print the callers of the functions it matches).
+import { execFileSync } from 'node:child_process';
+import { serveDist, launch } from './harness.mjs';
+const ROOT = new URL('../..', import.meta.url).pathname;
+const file = process.env.JOB ?? 'tests/fixtures/scale/job-4096.json';
+const link = execFileSync('./target/release/barrierlab', ['share', `${ROOT}${file}`], { encoding: 'utf8', cwd: ROOT }).trim().split('\n').pop().replace(/^\//, '');
+const site = await serveDist();
+const browser = await launch();
+const p = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+await p.goto(`${site.url}${link}`);
+await p.waitForSelector('#sim-time', { timeout: 60000 });
+if (await p.locator('#consent-run').count()) await p.evaluate(() => setTimeout(() => document.getElementById('consent-run').click(), 0));
+await p.waitForFunction(() => !document.querySelector('#consent'), null, { timeout: 120000, polling: 250 });
+await p.selectOption('#speed', process.env.SPEED ?? '1');
+await p.waitForTimeout(5000);
+const cdp = await p.context().newCDPSession(p);
 await cdp.send('Profiler.enable');
 await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
-if (!process.env.NOPROF) await cdp.send('Profiler.start');
-const frames = await page.evaluate((ms) => new Promise((done) => {
-  const t = []; const start = performance.now();
-  const f = (now) => { t.push(now); if (now - start < ms) requestAnimationFrame(f); else done(t); };
-  requestAnimationFrame(f);
-}), 4000);
-if (process.env.NOPROF) { const d = frames.slice(1).map((t, i) => t - frames[i]).sort((a, b) => a - b); console.log('p95', d[Math.floor(d.length * 0.95)].toFixed(1), 'p50', d[Math.floor(d.length * 0.5)].toFixed(1), 'max', d[d.length-1].toFixed(1), 'frames', d.length); process.exit(0); }
+await cdp.send('Profiler.start');
+await p.waitForTimeout(1000 * Number(process.env.SECONDS ?? 8));
 const { profile } = await cdp.send('Profiler.stop');
-const d = frames.slice(1).map((t, i) => t - frames[i]).sort((a, b) => a - b);
-console.log('p95', d[Math.floor(d.length * 0.95)].toFixed(1), 'frames', d.length);
-const self = new Map();
-const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-const dt = profile.timeDeltas; const counts = new Map();
-profile.samples.forEach((id, i) => counts.set(id, (counts.get(id) ?? 0) + (dt[i] ?? 0)));
-for (const [id, us] of counts) { const n = byId.get(id); const k = n.callFrame.functionName || `(${n.callFrame.url.split('/').pop()})`; self.set(k, (self.get(k) ?? 0) + us); }
-const total = [...self.values()].reduce((a, b) => a + b, 0);
-console.log([...self].sort((a, b) => b[1] - a[1]).slice(0, 40).map(([k, v]) => `${(v / 1000).toFixed(0).padStart(6)} ms ${(100 * v / total).toFixed(1).padStart(5)}% ${k.slice(0, 110)}`).join('\n'));
-// Inclusive time per function (a node counted once per sample even if recursive).
-const parent = new Map(); for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-const incl = new Map();
-for (const [id, us] of counts) {
-  const seen = new Set(); let cur = id;
-  while (cur !== undefined) { const n = byId.get(cur); const k = n.callFrame.functionName.replace(/::h[0-9a-f]{16}$/, ''); if (!seen.has(k)) { seen.add(k); incl.set(k, (incl.get(k) ?? 0) + us); } cur = parent.get(cur); }
-}
-const want = process.env.GREP ? new RegExp(process.env.GREP) : /barrierlab|yew::|components|json_report|verification|graph_model|timeline/;
-console.log('--- inclusive');
-console.log([...incl].filter(([k]) => want.test(k)).sort((a, b) => b[1] - a[1]).slice(0, 45).map(([k, v]) => `${(v / 1000).toFixed(0).padStart(6)} ms ${k.slice(0, 120)}`).join('\n'));
 await browser.close(); await site.close();
+
+const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+const parent = new Map();
+for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+const name = (id) => (byId.get(id).callFrame.functionName || '(anonymous)').replace(/::h[0-9a-f]{16}$/, '');
+const stack = (id) => { const s = []; for (let cur = id; cur !== undefined; cur = parent.get(cur)) s.push(name(cur)); return s; };
+const counts = new Map();
+for (const s of profile.samples) counts.set(s, (counts.get(s) ?? 0) + 1);
+const total = profile.samples.length;
+const self = new Map();
+const inclusive = new Map();
+const callers = new Map();
+const pattern = process.env.CALLERS ? new RegExp(process.env.CALLERS) : null;
+for (const [id, c] of counts) {
+  const s = stack(id);
+  self.set(s[0], (self.get(s[0]) ?? 0) + c);
+  for (const f of new Set(s)) inclusive.set(f, (inclusive.get(f) ?? 0) + c);
+  const i = pattern ? s.findIndex((f) => pattern.test(f)) : -1;
+  if (i >= 0) { const k = s.slice(i, i + 4).join('  <-  '); callers.set(k, (callers.get(k) ?? 0) + c); }
+}
+const top = (m, k) => [...m].sort((a, b) => b[1] - a[1]).slice(0, k)
+  .map(([n, c]) => `${(100 * c / total).toFixed(1).padStart(5)} %  ${n.slice(0, 160)}`).join('\n');
+console.log(`${total} samples of 0.2 ms\n--- self ---\n${top(self, 30)}\n--- inclusive ---\n${top(inclusive, 40)}`);
+if (pattern) console.log(`--- callers of /${process.env.CALLERS}/ ---\n${top(callers, 12)}`);

@@ -46,11 +46,23 @@ pub struct Pace {
     pub catching_up: bool,
 }
 
+/// Subtasks plus channels above which a job is a large one (the 512-subtask bench job has 50 k):
+/// rebuilding its views on every frame would take the frame, whatever the speed.
+const LARGE_JOB: usize = 20_000;
+
+/// Whether `sim` is a large job (see [`LARGE_JOB`]).
+pub fn is_large(sim: &Simulation) -> bool {
+    sim.tasks.len() + sim.net.channels.len() > LARGE_JOB
+}
+
 impl Pace {
     /// The least wall-clock time between two rebuilds, if the job moves fast enough to need one.
-    fn throttle(self) -> Option<f64> {
+    /// A large job counts as fast at any speed: at 1x the 4096-subtask job's acks change a row
+    /// nearly every frame, and rebuilding the report and timeline each time was a tenth of the
+    /// page's time (a Chromium profile).
+    fn throttle(self, large: bool) -> Option<f64> {
         let fast = self.catching_up
-            || (self.playing && self.speed.micros_per_ms().is_none_or(|m| m > 2_000.0));
+            || (self.playing && (large || self.speed.micros_per_ms().is_none_or(|m| m > 2_000.0)));
         // Playing fast, even milestones wait for the next refresh: at maximum speed several
         // checkpoints a second trigger and complete.
         let every = if self.catching_up || self.speed == Speed::Max {
@@ -89,12 +101,54 @@ impl Derived {
     /// rebuild time; `force` rebuilds them regardless (after a jump: seek, restore, pause).
     pub fn refresh(&mut self, sim: &Simulation, pace: Pace, force: bool) {
         let now = clock::now_ms();
-        if !force && pace.throttle().is_some_and(|every| now - self.at < every) {
+        let large = is_large(sim);
+        if !force
+            && pace
+                .throttle(large)
+                .is_some_and(|every| now - self.at < every)
+        {
             return;
         }
         let rows = sim.checkpoint_rows();
         if force || key(sim) != self.key || *self.rows != rows {
             *self = Derived::build(sim, rows, now);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pace(playing: bool, speed: Speed) -> Pace {
+        Pace {
+            playing,
+            speed,
+            catching_up: false,
+        }
+    }
+
+    #[test]
+    fn a_large_job_rebuilds_its_views_at_most_twice_a_second_at_any_speed() {
+        assert_eq!(pace(true, Speed::One).throttle(false), None);
+        assert_eq!(pace(true, Speed::One).throttle(true), Some(REPORT_EVERY_MS));
+        assert_eq!(
+            pace(true, Speed::Tenth).throttle(true),
+            Some(REPORT_EVERY_MS)
+        );
+        assert_eq!(
+            pace(true, Speed::Max).throttle(true),
+            Some(REPORT_EVERY_MAX_MS)
+        );
+        // Paused, every change shows at once.
+        assert_eq!(pace(false, Speed::One).throttle(true), None);
+    }
+
+    #[test]
+    fn the_bench_job_is_large_and_the_seed_demo_is_not() {
+        let demo = Simulation::new(barrierlab_engine::scenario::preset("seed-demo").unwrap());
+        assert!(!is_large(&demo.unwrap()));
+        let bench = Simulation::new(barrierlab_engine::scenario::bench_job(1)).unwrap();
+        assert!(is_large(&bench));
     }
 }

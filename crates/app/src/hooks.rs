@@ -37,14 +37,11 @@ pub fn use_media_query(query: &'static str) -> bool {
     *matches
 }
 
-/// Subtasks plus channels above which a job's graph is a large one (the 512-subtask bench job
-/// has 50 k): rebuilding its model and redrawing it on every frame would take the frame.
-const LARGE_GRAPH: usize = 20_000;
 /// Least wall-clock time between two rebuilds of a large job's graph while it plays.
 const LARGE_GRAPH_EVERY_MS: f64 = 500.0;
 
 /// The job graph's model of `sim`: rebuilt whenever the simulation moved, except that a large
-/// job's, while it plays or catches up, at most every [`LARGE_GRAPH_EVERY_MS`]. A new job or a
+/// job's ([`crate::derived::is_large`]), while it plays or catches up, at most every [`LARGE_GRAPH_EVERY_MS`]. A new job or a
 /// pause rebuilds it at once.
 #[hook]
 pub fn use_graph_model(
@@ -60,10 +57,7 @@ pub fn use_graph_model(
         Some((model, version, submission, was_moving, at)) => {
             let same_job = *submission == sim.submission;
             let unchanged = same_job && *version == sim.version && *was_moving == moving;
-            let large = {
-                let s = sim.borrow();
-                s.tasks.len() + s.net.channels.len() > LARGE_GRAPH
-            };
+            let large = crate::derived::is_large(&sim.borrow());
             let throttled = same_job && moving && large && now - at < LARGE_GRAPH_EVERY_MS;
             (unchanged || throttled).then(|| model.clone())
         }

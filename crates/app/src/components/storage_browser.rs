@@ -70,10 +70,14 @@ fn retention_label(r: ExternalizedCheckpointRetention) -> &'static str {
     }
 }
 
-fn refresh(db: Database, entries: UseStateHandle<Vec<Listed>>, message: UseStateHandle<Message>) {
+fn refresh(
+    db: Database,
+    entries: UseStateHandle<Rc<Vec<Listed>>>,
+    message: UseStateHandle<Message>,
+) {
     spawn_local(async move {
         match db::list(&db).await {
-            Ok(list) => entries.set(list),
+            Ok(list) => entries.set(Rc::new(list)),
             Err(e) => message.set(Some((true, e.message()))),
         }
     });
@@ -84,7 +88,7 @@ fn run_effects(
     db: Database,
     shared: Rc<RefCell<Shared>>,
     effects: Vec<(StorageEffect, u32)>,
-    entries: UseStateHandle<Vec<Listed>>,
+    entries: UseStateHandle<Rc<Vec<Listed>>>,
     message: UseStateHandle<Message>,
 ) {
     {
@@ -106,7 +110,7 @@ fn run_effects(
             if next.is_none() || list_due {
                 shared.borrow_mut().listed_ms = crate::clock::now_ms();
                 if let Ok(list) = db::list(&db).await {
-                    entries.set(list);
+                    entries.set(Rc::new(list));
                 }
             }
             let Some((effect, retain)) = next else {
@@ -142,7 +146,10 @@ fn run_effects(
 #[function_component(StorageBrowser)]
 pub fn storage_browser(p: &StorageProps) -> Html {
     let conn = use_state(|| Conn::Opening);
-    let entries = use_state(Vec::<Listed>::new);
+    // Behind an `Rc`: the tree takes it as a prop on every render, and a stored checkpoint's
+    // record is large (the 4096-subtask job's); cloning and comparing it each frame showed in a
+    // profile.
+    let entries = use_state(|| Rc::new(Vec::<Listed>::new()));
     let message = use_state(|| None::<(bool, String)>);
     let shared = use_mut_ref(|| Shared {
         db: None,
@@ -267,7 +274,7 @@ pub fn storage_browser(p: &StorageProps) -> Html {
                 <p id="storage-message" class={if *error { "error" } else { "note" }} role="status">{ text.clone() }</p>
             }
             if *conn == Conn::Ready {
-                <StorageTree entries={(*entries).clone()} busy={p.busy} onaction={onaction} />
+                <StorageTree entries={Rc::clone(&entries)} busy={p.busy} onaction={onaction} />
             }
             <p class="note">{ "As Flink's FsCheckpointStorage: each checkpoint is a directory chk-N/ with _metadata and the state files exclusive to it (the heap backend's full snapshots, a full RocksDB checkpoint's SST files). Incremental RocksDB checkpoints put their SST files in shared/, where each stays while a retained checkpoint lists it. taskowned/ stays empty. Savepoints are self-contained and yours: retention and cancel never delete them." }</p>
         </div>
@@ -287,7 +294,7 @@ fn new_job_id() -> String {
 fn poll(
     r: &SimRef,
     shared: &Rc<RefCell<Shared>>,
-    entries: UseStateHandle<Vec<Listed>>,
+    entries: UseStateHandle<Rc<Vec<Listed>>>,
     message: UseStateHandle<Message>,
 ) {
     let sim = r.cell.borrow();
@@ -347,7 +354,7 @@ fn row_action(
     db: Database,
     action: RowAction,
     key: String,
-    entries: UseStateHandle<Vec<Listed>>,
+    entries: UseStateHandle<Rc<Vec<Listed>>>,
     message: UseStateHandle<Message>,
     dispatch: UseReducerDispatcher<State>,
 ) {
@@ -383,7 +390,7 @@ fn row_action(
             },
         }
         if let Ok(list) = db::list(&db).await {
-            entries.set(list);
+            entries.set(Rc::new(list));
         }
     });
 }
@@ -392,7 +399,7 @@ fn row_action(
 fn import(
     db: Database,
     file: web_sys::File,
-    entries: UseStateHandle<Vec<Listed>>,
+    entries: UseStateHandle<Rc<Vec<Listed>>>,
     message: UseStateHandle<Message>,
 ) {
     spawn_local(async move {

@@ -2,6 +2,7 @@
 //! `FsCheckpointStorage` lays them out, and savepoints.
 
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 use yew::prelude::*;
 
@@ -17,11 +18,20 @@ pub enum RowAction {
     Delete,
 }
 
-#[derive(Properties, PartialEq)]
+#[derive(Properties)]
 pub struct TreeProps {
-    pub entries: Vec<Listed>,
+    /// A new list is a new `Rc` (the browser sets it whole), so the same `Rc` is the same list.
+    pub entries: Rc<Vec<Listed>>,
     pub busy: bool,
     pub onaction: Callback<(RowAction, String)>,
+}
+
+impl PartialEq for TreeProps {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.entries, &other.entries)
+            && self.busy == other.busy
+            && self.onaction == other.onaction
+    }
 }
 
 fn dir_name(l: &Listed) -> String {
@@ -216,7 +226,7 @@ fn parent_dir(entries: &[&Listed], fallback: String) -> String {
 #[function_component(StorageTree)]
 pub fn storage_tree(p: &TreeProps) -> Html {
     let mut jobs: BTreeMap<&str, Vec<&Listed>> = BTreeMap::new();
-    for l in &p.entries {
+    for l in p.entries.iter() {
         jobs.entry(l.job.as_str()).or_default().push(l);
     }
     if jobs.is_empty() {
