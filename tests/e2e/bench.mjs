@@ -9,7 +9,7 @@
 // BENCH_SECONDS (default 10) sets the engine runs' simulated seconds; BENCH_PLAYGROUND_ONLY=1 skips the
 // engine runs (native, page, worker) and measures only the playground.
 import { execFileSync } from 'node:child_process';
-import { serveDist, launch, pause } from './harness.mjs';
+import { serveDist, launch, pause, releaseLink, openConsenting } from './harness.mjs';
 import { INSTRUMENT, measure, fmt } from './frames.mjs';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
@@ -82,16 +82,11 @@ function snapshotLines(where, r) {
 
 /** Opens `file` as a link (consenting if asked), plays it at 1x then max, prints the figures. */
 async function playground(file) {
-  const link = cli('share', `${ROOT}${file}`).trim().split('\n').pop().replace(/^\//, '');
+  const link = releaseLink(`${ROOT}${file}`);
   const p = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   await p.addInitScript(INSTRUMENT);
   const t0 = Date.now();
-  await p.goto(`${site.url}${link}`);
-  await p.waitForSelector('#sim-time', { timeout: 60000 });
-  if (await p.locator('#consent-run').count()) {
-    await p.evaluate(() => setTimeout(() => document.getElementById('consent-run').click(), 0));
-  }
-  await p.waitForFunction(() => !document.querySelector('#consent'), null, { timeout: 120000, polling: 250 });
+  await openConsenting(p, `${site.url}${link}`);
   const opened = Date.now() - t0;
   const sim = async () => Number((await p.textContent('#sim-time')).match(/([\d.]+) s/)?.[1] ?? NaN);
   const out = [`${file}: open ${opened} ms`];

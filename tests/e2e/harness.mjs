@@ -122,9 +122,29 @@ export async function panelShot(page, selector, name) {
 
 /** A playground fragment (without its leading `/`) made by the CLI's `share`, the codec's other user. */
 export function cliLink(...args) {
-  const out = execFileSync('cargo', ['run', '-q', '-p', 'barrierlab-cli', '--', 'share', ...args],
+  return share([], args);
+}
+
+/** The same from the release build, which the benchmark scripts use already. */
+export function releaseLink(...args) {
+  return share(['--release'], args);
+}
+
+function share(profile, args) {
+  const out = execFileSync('cargo', ['run', '-q', ...profile, '-p', 'barrierlab-cli', '--', 'share', ...args],
     { encoding: 'utf8', cwd: join(here, '..', '..') });
   return out.trim().split('\n').pop().replace(/^\//, '');
+}
+
+/** Goes to `url` and lets its job run, consenting if the page asks first (a job over the budget). */
+export async function openConsenting(page, url) {
+  await page.goto(url);
+  await page.waitForSelector('#sim-time', { timeout: 60000 });
+  // The click's handler builds the job: dispatched from a timer so the click itself returns.
+  if (await page.locator('#consent-run').count()) {
+    await page.evaluate(() => setTimeout(() => document.getElementById('consent-run').click(), 0));
+  }
+  await page.waitForFunction(() => !document.querySelector('#consent'), null, { timeout: 120000, polling: 250 });
 }
 
 /** The native engine's fingerprint of `preset` run for `seconds` with `--set key=value`s. */

@@ -3,18 +3,14 @@
 // the wasm memory (which never shrinks: its peak so far) and the live heap (what is allocated now,
 // and the time-travel snapshots' share of it: `window.barrierlabHeap()`). JOB (default the 4096-subtask job, run
 // after consent), SPEED (default max) and N (readings, default 8; 240 is an hour).
-import { execFileSync } from 'node:child_process';
-import { serveDist, launch } from './harness.mjs';
+import { serveDist, launch, releaseLink, openConsenting } from './harness.mjs';
 const ROOT = new URL('../..', import.meta.url).pathname;
 const file = process.env.JOB ?? 'tests/fixtures/scale/job-4096.json';
-const link = execFileSync('./target/release/barrierlab', ['share', `${ROOT}${file}`], { encoding: 'utf8', cwd: ROOT }).trim().split('\n').pop().replace(/^\//, '');
+const link = releaseLink(`${ROOT}${file}`);
 const site = await serveDist();
 const browser = await launch();
 const p = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-await p.goto(`${site.url}${link}`);
-await p.waitForSelector('#sim-time', { timeout: 60000 });
-if (await p.locator('#consent-run').count()) await p.evaluate(() => setTimeout(() => document.getElementById('consent-run').click(), 0));
-await p.waitForFunction(() => !document.querySelector('#consent'), null, { timeout: 120000, polling: 250 });
+await openConsenting(p, `${site.url}${link}`);
 await p.selectOption('#speed', process.env.SPEED ?? 'max');
 for (let i = 0; i < Number(process.env.N ?? 8); i++) {
   await p.waitForTimeout(15000);

@@ -4,18 +4,14 @@
 //   DIST=/tmp/dist-names node tests/e2e/profile.mjs
 // JOB (default the 4096-subtask job, run after consent), SPEED (default 1), SECONDS (default 8),
 // CALLERS (a regular expression: also print the callers of the functions it matches).
-import { execFileSync } from 'node:child_process';
-import { serveDist, launch } from './harness.mjs';
+import { serveDist, launch, releaseLink, openConsenting } from './harness.mjs';
 const ROOT = new URL('../..', import.meta.url).pathname;
 const file = process.env.JOB ?? 'tests/fixtures/scale/job-4096.json';
-const link = execFileSync('./target/release/barrierlab', ['share', `${ROOT}${file}`], { encoding: 'utf8', cwd: ROOT }).trim().split('\n').pop().replace(/^\//, '');
+const link = releaseLink(`${ROOT}${file}`);
 const site = await serveDist();
 const browser = await launch();
 const p = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-await p.goto(`${site.url}${link}`);
-await p.waitForSelector('#sim-time', { timeout: 60000 });
-if (await p.locator('#consent-run').count()) await p.evaluate(() => setTimeout(() => document.getElementById('consent-run').click(), 0));
-await p.waitForFunction(() => !document.querySelector('#consent'), null, { timeout: 120000, polling: 250 });
+await openConsenting(p, `${site.url}${link}`);
 await p.selectOption('#speed', process.env.SPEED ?? '1');
 await p.waitForTimeout(5000);
 const cdp = await p.context().newCDPSession(p);

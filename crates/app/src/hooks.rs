@@ -41,8 +41,8 @@ pub fn use_media_query(query: &'static str) -> bool {
 const LARGE_GRAPH_EVERY_MS: f64 = 500.0;
 
 /// The job graph's model of `sim`: rebuilt whenever the simulation moved, except that a large
-/// job's ([`crate::derived::is_large`]), while it plays or catches up, at most every [`LARGE_GRAPH_EVERY_MS`]. A new job or a
-/// pause rebuilds it at once.
+/// job's ([`crate::derived::is_large`]), while it plays or catches up, at most every
+/// [`LARGE_GRAPH_EVERY_MS`]. A new job or a pause rebuilds it at once.
 #[hook]
 pub fn use_graph_model(
     sim: crate::job::SimRef,
