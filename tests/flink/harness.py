@@ -636,6 +636,34 @@ def collect_bundle(bl: str, base: str, job: str, out: Path) -> None:
         COLLECT_FAILURES.append(f"{out}: {e}")
 
 
+def poll(col, seconds: float, now, sleep, alive) -> float:
+    """Polls `col` (a Collector) for `seconds` after the job line (`now()` counts from it): the
+    job every second, checkpoints and ratios every 5 s. Then the run's last ratios, as the
+    TaskManagers' gauges are at its end: the requests that make the MetricFetcher fetch stop for
+    the last METRIC_QUIET_S, so one `ratios()` at the end makes it fetch (that request still
+    answers from the old snapshot) and a second, once the fetch is in, reads the new one. The
+    simulator reads its gauges at the end of its run; a snapshot up to 10 s old compared the job
+    at two moments (a subtask whose queued input runs dry in between: busy 1.00 against 0.86).
+    Returns when the final fetch was asked for."""
+    next_poll = 0.0
+    while (el := now()) < seconds:
+        alive(el)
+        quiet = el >= seconds - METRIC_QUIET_S and col.initial_times
+        if not quiet:
+            col.job_info()
+        if el >= next_poll:
+            col.checkpoints()
+            if not quiet:
+                col.ratios()
+            next_poll += 5.0
+        sleep(max(0.0, min(1.0, seconds - now())))
+    at = now()
+    col.ratios()
+    sleep(METRIC_FETCH_WAIT_S)
+    col.ratios()
+    return at
+
+
 def real_run(job_dir: Path, out: Path, seconds: int, run_no: int, start_timeout: float,
              origin: str = "", collect_with: str | None = None) -> dict:
     """Runs DIR/run.sh once, collects REST for `seconds` after submission, kills it.
@@ -688,19 +716,11 @@ def real_run(job_dir: Path, out: Path, seconds: int, run_no: int, start_timeout:
         meta.update(job=found["job"], base=found["base"],
                     launch_to_job_line_s=round(found["t"] - t_launch, 3))
         col = Collector(found["base"], found["job"], out, found["t"])
-        next_poll = 0.0
-        while True:
-            el = time.monotonic() - found["t"]
-            if el >= seconds:
-                break
+
+        def alive(el: float) -> None:
             if proc.poll() is not None:
                 raise RuntimeError(f"job process exited ({proc.returncode}) after {el:.1f} s")
-            col.job_info()
-            if el >= next_poll:
-                col.checkpoints()
-                col.ratios()
-                next_poll += 5.0
-            time.sleep(max(0.0, min(1.0, seconds - (time.monotonic() - found["t"]))))
+        meta["metrics_fetched_at_s"] = poll(col, seconds, col.t, time.sleep, alive)
         col.final()
         meta["collected_after_s"] = round(time.monotonic() - found["t"], 3)
         if collect_with:
@@ -776,6 +796,12 @@ def _metric(body, key: str) -> float | None:
     return None
 
 
+# Flink's MetricFetcher fetches on a request when the last fetch is more than
+# `metrics.fetcher.update-interval` (10 s) old, and answers from what it had
+# (`MetricFetcherImpl.update`); `/jobs/:id`, the backpressure and the metrics handlers ask it.
+METRIC_QUIET_S = 10.5
+# A fetch from the MiniCluster's own TaskManagers is in within milliseconds.
+METRIC_FETCH_WAIT_S = 1.0
 RATIO_METRICS = {"busy": "busyTimeMsPerSecond", "backpressure": "backPressuredTimeMsPerSecond",
                  "idle": "idleTimeMsPerSecond"}
 # The first input gate's BufferDebloater gauges (absent without buffer debloating).
@@ -828,7 +854,8 @@ def load_real(run_dir: Path, seconds: int) -> dict:
                 if ok(body):
                     subtasks[names[vid]] = body
         cps.append(_cp_obs(d, tasks, subtasks))
-    # Ratios: the last metric snapshot of the run (polled in its second half), per subtask.
+    # Ratios: the last metric snapshot of the run, fetched afresh at its end (`poll`), per
+    # subtask.
     samples = json.loads((run_dir / "samples-metrics.json").read_text())
     ratios: dict[str, list[dict]] = {}
     for vid, name in names.items():
@@ -836,8 +863,7 @@ def load_real(run_dir: Path, seconds: int) -> dict:
         for i in range(parallelism[name]):
             mine = [s for s in samples if s["vertex"] == vid and s["subtask"] == i
                     and s["t"] >= seconds / 2]
-            # The last snapshot, like the simulator's last-5-s window: earlier ones can still be
-            # in the ramp-up (queues filling).
+            # The last snapshot: the gauges at the run's end, where the simulator reads its own.
             snaps = _ratio_snapshots(mine)[-1:]
             row = {"subtask": i}
             for k in RATIO_METRICS:
@@ -1486,8 +1512,57 @@ def self_test() -> int:
         failed += not ok
         print(f"{'ok  ' if ok else 'FAIL'} {what}: {got.text} {got.noise_note}".rstrip())
     machine_factor[0] = 1.0
-    print(f"harness self-test: {len(cases) - failed} passed, {failed} failed")
+    polls = poll_self_test()
+    failed += polls
+    print(f"harness self-test: {len(cases) + 1 - failed} passed, {failed} failed")
     return 1 if failed else 0
+
+
+def poll_self_test() -> int:
+    """`poll` against a model of Flink's MetricFetcher, over phases of its 10 s fetches: the
+    ratios read last must come from a fetch at the run's end. 1 when one does not."""
+    class Flink:
+        def __init__(self, t: float, cost: float):
+            self.t, self.cost, self.last, self.fetches = t, cost, None, []
+
+        def request(self) -> float | None:
+            # MetricFetcherImpl.update: a request answers from the fetches that are in (50 ms
+            # each), and starts one when the last is more than 10 s old.
+            self.t += self.cost
+            answer = max((f for f in self.fetches if f + 0.05 <= self.t), default=None)
+            if self.last is None or self.t - self.last > 10.0:
+                self.last = self.t
+                self.fetches.append(self.t)
+            return answer
+
+    class Col:
+        def __init__(self, flink: Flink):
+            self.flink, self.initial_times, self.read = flink, False, None
+
+        def job_info(self):
+            self.flink.request()
+            self.initial_times = self.flink.t > 2.0
+
+        def checkpoints(self):
+            self.flink.t += self.flink.cost
+
+        def ratios(self):
+            self.read = [self.flink.request() for _ in range(6)][-1]
+
+    stale = []
+    for seconds in (22, 32):
+        for start in range(10):
+            for cost in (0.001, 0.02, 0.09):
+                flink = Flink(start / 10, cost)
+                col = Col(flink)
+                at = poll(col, seconds, lambda: flink.t, lambda d: setattr(flink, "t", flink.t + d),
+                          lambda el: None)
+                if col.read is None or col.read < seconds or col.read < at:
+                    stale.append(f"{seconds} s, start {start / 10} s, {cost * 1000:g} ms a "
+                                 f"request: read the fetch at {col.read} s")
+    print(f"{'FAIL' if stale else 'ok  '} the last ratios are fetched at the run's end"
+          + (": " + "; ".join(stale[:3]) if stale else ""))
+    return 1 if stale else 0
 
 
 def nproc() -> int:
@@ -1847,9 +1922,9 @@ def markdown_document(args, sections: list[str], runs: int, seeds: int, wall: fl
         "",
         "Real values pool every completed checkpoint except checkpoint 1 (reported on its own "
         "rows), every subtask and every run; `runs` lists each run's median. Ratios are "
-        "`busyTimeMsPerSecond` etc. / 1000 per subtask from each run's last metric snapshot "
-        "(its REST metric store refreshes every 10 s), against the simulator's gauges at the "
-        "run's end: both are `TimerGauge`s, means over up to 60 s of 5 s slots. "
+        "`busyTimeMsPerSecond` etc. / 1000 per subtask from each run's last metric snapshot, "
+        "fetched afresh at the run's end (its REST metric store fetches at most every 10 s), "
+        "against the simulator's gauges at the run's end: both are `TimerGauge`s, means over up to 60 s of 5 s slots. "
         "Tolerances: `TOLERANCES` in `tests/flink/harness.py`; `< noise` marks a rule tighter "
         "than the spread between real runs.",
     ]
