@@ -37,6 +37,7 @@ pub trait BarrierHandler {
     /// The Flink class name of the current state (the tracker has one: its own).
     fn state_name(&self) -> &'static str;
     fn current_checkpoint_id(&self) -> Option<CheckpointId>;
+    /// Channels blocked for alignment, in ascending order (readers binary-search them).
     fn blocked_channels(&self) -> Vec<ChannelIndex>;
     /// Channels whose barrier arrived for the (newest) pending checkpoint.
     fn aligned_channels(&self) -> Vec<ChannelIndex>;
