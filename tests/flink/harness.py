@@ -1512,8 +1512,7 @@ def self_test() -> int:
         failed += not ok
         print(f"{'ok  ' if ok else 'FAIL'} {what}: {got.text} {got.noise_note}".rstrip())
     machine_factor[0] = 1.0
-    polls = poll_self_test()
-    failed += polls
+    failed += poll_self_test()
     print(f"harness self-test: {len(cases) + 1 - failed} passed, {failed} failed")
     return 1 if failed else 0
 
@@ -1557,7 +1556,8 @@ def poll_self_test() -> int:
                 col = Col(flink)
                 at = poll(col, seconds, lambda: flink.t, lambda d: setattr(flink, "t", flink.t + d),
                           lambda el: None)
-                if col.read is None or col.read < seconds or col.read < at:
+                # `at` is the end of the run: the final fetch must be no older.
+                if col.read is None or col.read < at:
                     stale.append(f"{seconds} s, start {start / 10} s, {cost * 1000:g} ms a "
                                  f"request: read the fetch at {col.read} s")
     print(f"{'FAIL' if stale else 'ok  '} the last ratios are fetched at the run's end"
@@ -1924,7 +1924,8 @@ def markdown_document(args, sections: list[str], runs: int, seeds: int, wall: fl
         "rows), every subtask and every run; `runs` lists each run's median. Ratios are "
         "`busyTimeMsPerSecond` etc. / 1000 per subtask from each run's last metric snapshot, "
         "fetched afresh at the run's end (its REST metric store fetches at most every 10 s), "
-        "against the simulator's gauges at the run's end: both are `TimerGauge`s, means over up to 60 s of 5 s slots. "
+        "against the simulator's gauges at the run's end: both are `TimerGauge`s, means over "
+        "up to 60 s of 5 s slots. "
         "Tolerances: `TOLERANCES` in `tests/flink/harness.py`; `< noise` marks a rule tighter "
         "than the spread between real runs.",
     ]

@@ -236,20 +236,27 @@ fn graph_model_folding(sim: &Simulation, max_rows: usize) -> GraphModel {
             groups: Vec::new(),
         })
         .collect();
-    // Channels per edge and each producer vertex's parallelism: which edges fold, and into
-    // which producer ranges.
-    let mut counts = vec![0usize; edges.len()];
-    for p in &sim.net.partitions {
-        let producer = &sim.tasks[p.producer() as usize];
-        let n = p.subpartitions().len();
-        if let Some(first) = (0..n).find_map(|sub| sim.net.channels.get(p.consumer(sub) as usize)) {
+    // The edge each partition feeds (one: every subpartition's consumer is of the same vertex),
+    // looked up once a partition rather than once a channel. Then channels per edge and each
+    // producer vertex's parallelism: which edges fold, and into which producer ranges.
+    let partition_edges: Vec<Option<usize>> = sim
+        .net
+        .partitions
+        .iter()
+        .map(|p| {
+            let producer = &sim.tasks[p.producer() as usize];
+            let n = p.subpartitions().len();
+            let first = (0..n).find_map(|sub| sim.net.channels.get(p.consumer(sub) as usize))?;
             let consumer = &sim.tasks[first.task as usize];
-            if let Some(i) = edges
+            edges
                 .iter()
                 .position(|e| e.from == producer.id.vertex && e.to == consumer.id.vertex)
-            {
-                counts[i] += n;
-            }
+        })
+        .collect();
+    let mut counts = vec![0usize; edges.len()];
+    for (p, edge) in sim.net.partitions.iter().zip(&partition_edges) {
+        if let Some(i) = edge {
+            counts[*i] += p.subpartitions().len();
         }
     }
     let parallelism = |v: u32| {
@@ -281,29 +288,16 @@ fn graph_model_folding(sim: &Simulation, max_rows: usize) -> GraphModel {
                 .unwrap_or_default()
         })
         .collect();
-    for p in &sim.net.partitions {
+    for (p, edge) in sim.net.partitions.iter().zip(&partition_edges) {
+        let Some(edge) = edge.map(|i| &mut edges[i]) else {
+            continue;
+        };
         let producer = &sim.tasks[p.producer() as usize];
-        // A partition feeds one edge: every subpartition's consumer is of the same vertex.
-        let mut edge_index = None;
         for (sub, s) in p.subpartitions().iter().enumerate() {
             let Some(channel) = sim.net.channels.get(p.consumer(sub) as usize) else {
                 continue;
             };
             let consumer = &sim.tasks[channel.task as usize];
-            let i = match edge_index {
-                Some(i) => i,
-                None => {
-                    let Some(i) = edges
-                        .iter()
-                        .position(|e| e.from == producer.id.vertex && e.to == consumer.id.vertex)
-                    else {
-                        continue;
-                    };
-                    edge_index = Some(i);
-                    i
-                }
-            };
-            let edge = &mut edges[i];
             let remote = channel.kind == ChannelKind::Remote;
             let blocked_here = s.is_blocked()
                 || blocked
