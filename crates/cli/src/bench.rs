@@ -9,6 +9,8 @@ use barrierlab_engine::scenario::{bench_job, preset, Scenario, BUDGET_WORK_PER_S
 use barrierlab_engine::sim::{HandOverCost, Simulation};
 use barrierlab_engine::types::MICROS_PER_SEC;
 
+use crate::bench_floor::{floor_at_job_granularity, floor_loop};
+
 #[derive(clap::Args, Debug)]
 pub struct BenchArgs {
     /// Simulated seconds of the large job.
@@ -83,52 +85,6 @@ fn snapshot_line(c: &HandOverCost) -> String {
     )
 }
 
-/// The floor the engine is measured against: the same records (100 bytes over 10 000 keys) moved
-/// by a bare loop through 32 KB buffers over three hops (hash partition, keyed count, map, sink)
-/// with nothing simulated around them. Returns (wall seconds, record-hops), counted as the
-/// engine counts them: the source's record once, then once per task it enters.
-fn floor_loop(records: u64) -> (f64, u64) {
-    use barrierlab_engine::network::Record;
-    use std::hint::black_box;
-    const PER_BUFFER: usize = 32 * 1024 / 100;
-    const CHANNELS: usize = 128;
-    let start = Instant::now();
-    let mut counts = vec![0i64; 10_000];
-    let mut buffers: Vec<Vec<Record>> = (0..CHANNELS)
-        .map(|_| Vec::with_capacity(PER_BUFFER))
-        .collect();
-    let (mut hops, mut state, mut sunk) = (0u64, 7u64, 0i64);
-    let mut deliver = |buf: &mut Vec<Record>, counts: &mut [i64], hops: &mut u64| {
-        // Hop 2: the keyed count; hop 3: a map into the next buffer; hop 4: the sink.
-        let mut out = Vec::with_capacity(buf.len());
-        for r in buf.drain(..) {
-            let c = &mut counts[r.key as usize];
-            *c += 1;
-            let mut r = r;
-            r.value = *c;
-            out.push(r);
-        }
-        for r in black_box(out) {
-            sunk = sunk.wrapping_add(r.value);
-        }
-        *hops += 3 * PER_BUFFER as u64;
-    };
-    for seq in 0..records {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        let key = ((state >> 33) % 10_000) as i32;
-        hops += 1;
-        let buf = &mut buffers[key as usize % CHANNELS];
-        buf.push(Record::new(key, 0, 0, seq, 100));
-        if buf.len() == PER_BUFFER {
-            deliver(buf, &mut counts, &mut hops);
-        }
-    }
-    black_box((sunk, &counts));
-    (start.elapsed().as_secs_f64(), hops)
-}
-
 pub fn run(args: BenchArgs) -> Result<(), String> {
     if let Some(bad) = args.taskmanagers.iter().find(|t| !(1..=128).contains(*t)) {
         return Err(format!(
@@ -159,6 +115,17 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
     println!(
         "floor: a bare loop moving {} M records through 32 KB buffers, hash -> keyed count -> map -> sink: {:.2} s wall, {:.0} M record-hops/s",
         2 * args.large_seconds.max(1),
+        wall,
+        hops as f64 / wall / 1e6
+    );
+    let (wall, hops, buffers) = (0..args.repeat.max(1))
+        .map(|_| floor_at_job_granularity(args.large_seconds.max(1)))
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .unwrap_or((f64::MAX, 0, 1));
+    println!(
+        "floor at bench-512's granularity: the same records and hops between 128 x 128 channels an edge, a buffer handed over at each 100 ms timeout ({} s, {:.1} records a buffer): {:.2} s wall, {:.0} M record-hops/s",
+        args.large_seconds.max(1),
+        (hops as f64 * 3.0 / 4.0) / buffers.max(1) as f64,
         wall,
         hops as f64 / wall / 1e6
     );

@@ -28,6 +28,7 @@ fn keep_freed_memory() {
 }
 
 mod bench;
+mod bench_floor;
 #[cfg(not(target_arch = "wasm32"))]
 mod collect;
 mod derive;
