@@ -108,14 +108,14 @@ impl Edge {
         }
     }
 
-    /// Consumer `c`'s next buffer; give it back with [`Edge::recycle`].
-    fn take(&mut self, consumer: usize) -> Option<Vec<Record>> {
-        self.handed[consumer].pop_front()
-    }
-
-    fn recycle(&mut self, mut buffer: Vec<Record>) {
-        buffer.clear();
-        self.spare.push(buffer);
+    /// Consumer `consumer` reads the buffers handed to it, in order, record by record; each
+    /// buffer's vector goes back for reuse.
+    fn drain(&mut self, consumer: usize, mut read: impl FnMut(&Record)) {
+        while let Some(mut buffer) = self.handed[consumer].pop_front() {
+            buffer.iter().for_each(&mut read);
+            buffer.clear();
+            self.spare.push(buffer);
+        }
     }
 }
 
@@ -134,53 +134,45 @@ pub fn floor_at_job_granularity(seconds: u64) -> (f64, u64, u64) {
     let mut next = [0usize; P];
     let (mut hops, mut keys, mut sunk, mut seq) = (0u64, Keys(7), 0i64, 0u64);
     for _ in 0..seconds as usize * TIMEOUTS_PER_S {
+        let [to_count, to_map, to_sink] = &mut edges;
         // The sources, hash-partitioned to the count.
         for s in 0..P {
             for _ in 0..per_subtask {
                 let key = keys.next();
                 seq += 1;
                 hops += 1;
-                edges[0].emit(s, key as usize % P, Record::new(key, 0, s as u32, seq, 100));
+                to_count.emit(s, key as usize % P, Record::new(key, 0, s as u32, seq, 100));
             }
         }
-        edges[0].flush();
+        to_count.flush();
         // The keyed count, rebalanced (round robin) to the map.
         for (c, next) in next.iter_mut().enumerate() {
-            while let Some(buf) = edges[0].take(c) {
-                for r in &buf {
-                    hops += 1;
-                    let n = &mut counts[r.key as usize];
-                    *n += 1;
-                    let mut r = *r;
-                    r.value = *n;
-                    edges[1].emit(c, *next, r);
-                    *next = if *next + 1 == P { 0 } else { *next + 1 };
-                }
-                edges[0].recycle(buf);
-            }
+            to_count.drain(c, |r| {
+                hops += 1;
+                let n = &mut counts[r.key as usize];
+                *n += 1;
+                let mut r = *r;
+                r.value = *n;
+                to_map.emit(c, *next, r);
+                *next = if *next + 1 == P { 0 } else { *next + 1 };
+            });
         }
-        edges[1].flush();
+        to_map.flush();
         // The map, hash-partitioned to the sink.
         for m in 0..P {
-            while let Some(buf) = edges[1].take(m) {
-                for r in &buf {
-                    hops += 1;
-                    let mut r = *r;
-                    r.value = r.value.wrapping_mul(3);
-                    edges[2].emit(m, r.key as usize % P, r);
-                }
-                edges[1].recycle(buf);
-            }
+            to_map.drain(m, |r| {
+                hops += 1;
+                let mut r = *r;
+                r.value = r.value.wrapping_mul(3);
+                to_sink.emit(m, r.key as usize % P, r);
+            });
         }
-        edges[2].flush();
+        to_sink.flush();
         for k in 0..P {
-            while let Some(buf) = edges[2].take(k) {
-                for r in &buf {
-                    hops += 1;
-                    sunk = sunk.wrapping_add(r.value);
-                }
-                edges[2].recycle(buf);
-            }
+            to_sink.drain(k, |r| {
+                hops += 1;
+                sunk = sunk.wrapping_add(r.value);
+            });
         }
     }
     black_box((sunk, &counts));
