@@ -89,7 +89,8 @@ async function playground(file) {
   await openConsenting(p, `${site.url}${link}`);
   const opened = Date.now() - t0;
   const sim = async () => Number((await p.textContent('#sim-time')).match(/([\d.]+) s/)?.[1] ?? NaN);
-  const out = [`${file}: open ${opened} ms`];
+  const where = (await p.locator('#sim-worker').count()) ? 'the job plays in the worker' : 'the job plays on the page';
+  const out = [`${file}: open ${opened} ms, ${where}`];
   for (const speed of ['1', 'max']) {
     await p.selectOption('#speed', speed);
     await p.waitForTimeout(1000);
@@ -105,7 +106,7 @@ async function playground(file) {
   await p.close();
 }
 
-console.log('\n# the playground, UI drawing (the simulation shares the main thread)');
+console.log('\n# the playground, UI drawing (the job plays in the worker; the page applies its updates and draws)');
 await playground('tests/fixtures/scale/bench-512.json');
 await playground('tests/fixtures/scale/job-4096.json');
 await browser.close();

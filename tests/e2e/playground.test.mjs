@@ -1,7 +1,7 @@
 // The playground's core: the seed's demo job runs on load, the controls drive it, the panels show it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serveDist, launch, openPage, screenshot } from './harness.mjs';
+import { serveDist, launch, openPage, screenshot, cliFingerprint } from './harness.mjs';
 
 let site, browser;
 before(async () => { site = await serveDist(); browser = await launch(); });
@@ -189,6 +189,52 @@ test('the same preset and seed give the same fingerprint', async () => {
   for (let i = 0; i < 50; i++) await page.keyboard.press('.');
   assert.equal(await fingerprint(page), a);
   assert.deepEqual(errors, []);
+  await page.close();
+});
+
+/** The simulated time the status bar shows, in microseconds (exact, for the CLI). */
+const micros = async (page) => Number(await page.getAttribute('#sim-time', 'data-micros'));
+
+test('the job plays in a Web Worker and ends where the native engine does', async () => {
+  const { page, errors } = await open();
+  await page.waitForSelector('#sim-worker', { timeout: 15000 });
+  await setSpeed(page, '10');
+  await page.waitForTimeout(2500);
+  assert.ok(await simSeconds(page) > 10, 'the worker did not play on at 10x');
+  await pause(page);
+  // Paused: the page took the job back; an update still on its way changes nothing.
+  assert.equal(await page.locator('#sim-worker').count(), 0);
+  const us = await micros(page);
+  await page.waitForTimeout(500);
+  assert.equal(await micros(page), us, 'time moved while paused');
+  assert.equal(await fingerprint(page), cliFingerprint('seed-demo', `${us}us`), `not the native run at ${us} us`);
+  // A step happens on the page's copy; playing again hands that over, and on it goes.
+  const e0 = await events(page);
+  await page.click('#step');
+  assert.equal(await events(page), e0 + 1);
+  await page.click('#play');
+  await page.waitForSelector('#sim-worker', { timeout: 15000 });
+  await page.waitForFunction((t) => Number(document.querySelector('#sim-time').dataset.micros) > t + 2e6, us);
+  await pause(page);
+  const later = await micros(page);
+  assert.equal(await fingerprint(page), cliFingerprint('seed-demo', `${later}us`), `not the native run at ${later} us`);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('without its worker script the page plays the job itself, to the same fingerprint', async () => {
+  const { page, errors } = await openPage(browser, 'about:blank');
+  await page.route('**/worker-loader.js', (r) => r.abort());
+  await page.goto(site.url);
+  await page.waitForSelector('#sim-time', { timeout: 15000 });
+  await setSpeed(page, '10');
+  await page.waitForTimeout(2000);
+  assert.ok(await simSeconds(page) > 10, 'the page did not play the job');
+  assert.equal(await page.locator('#sim-worker').count(), 0);
+  await pause(page);
+  const us = await micros(page);
+  assert.equal(await fingerprint(page), cliFingerprint('seed-demo', `${us}us`), `not the native run at ${us} us`);
+  assert.deepEqual(errors.filter((e) => !/worker-loader\.js/.test(e)), []);
   await page.close();
 });
 

@@ -27,7 +27,7 @@ use barrierlab_engine::trace::TraceKind;
 
 #[function_component(App)]
 pub fn app() -> Html {
-    let state = use_reducer(|| State::open(&crate::share::location_hash()));
+    let state = use_reducer_eq(|| State::open(&crate::share::location_hash()));
     // `#import`, `#job=…`: a real Flink job's page instead of the workspace (not in embeds).
     let import_route = crate::components::imported::use_import_route();
     use_page_effects(state.clone());
@@ -173,6 +173,7 @@ pub fn app() -> Html {
             status={sim.status}
             playing={state.ui.playing}
             lagging={state.lagging()}
+            in_worker={state.in_worker()}
             events={sim.events}
             fingerprint={sim.fingerprint()}
             restart_in={restart_in}

@@ -144,8 +144,18 @@ impl Job {
         self.sim.version = version;
     }
 
-    /// The simulation, to move it on, with its time travel to record or fork as it goes.
+    /// The simulation, to move it on, with its time travel to record or fork as it goes. Takes
+    /// the job back from the worker if it plays there (`worker::playing`): the change happens
+    /// to the page's copy, which the next play hands over.
     pub fn sim_mut(&mut self) -> (RefMut<'_, Simulation>, RefMut<'_, TimeTravel>) {
+        #[cfg(target_arch = "wasm32")]
+        crate::worker::playing::stop();
+        self.sim_in_place()
+    }
+
+    /// The worker's update of the job it plays, applied to the page's copy (`State::tick`).
+    #[cfg(target_arch = "wasm32")]
+    pub(crate) fn sim_played(&mut self) -> (RefMut<'_, Simulation>, RefMut<'_, TimeTravel>) {
         self.sim_in_place()
     }
 

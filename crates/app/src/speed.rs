@@ -1,7 +1,7 @@
 //! How fast the simulation runs relative to the wall clock.
 
 /// Simulated speed relative to wall-clock time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub enum Speed {
     Tenth,
     Half,

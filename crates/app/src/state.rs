@@ -7,6 +7,8 @@ mod edit;
 mod open;
 mod playback;
 
+pub(crate) use playback::advance_until;
+
 use std::rc::Rc;
 
 use barrierlab_engine::scenario::{preset, Fault, Scenario};
@@ -91,6 +93,15 @@ pub struct State {
     /// Shared with the states before it until it changes (`Rc::make_mut`).
     pub job: Rc<Job>,
     pub ui: Ui,
+}
+
+/// Equal only to itself: a reducer that returns the very state it was given changed nothing (a
+/// tick while the worker has no update, a paused tick), and `use_reducer_eq` then skips the
+/// render. Any other state is a new `Rc`, rendered as before.
+impl PartialEq for State {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self, other)
+    }
 }
 
 /// The page around the job: how it plays, what is selected and open, what the user is told.

@@ -50,3 +50,38 @@ fn wasm_runs_continued_from_a_snapshot_match_native_fingerprints() {
         );
     }
 }
+
+/// The playground's job played in the Web Worker (`worker::play::Player`), the page's copy
+/// updated from each of its updates: in wasm, the copy ends with the fingerprint pinned natively.
+#[wasm_bindgen_test]
+fn wasm_copies_updated_from_the_worker_match_native_fingerprints() {
+    use barrierlab_app::speed::Speed;
+    use barrierlab_app::worker::play::Player;
+    use barrierlab_engine::sim::Simulation;
+    use barrierlab_engine::types::MICROS_PER_SEC;
+    let pinned: serde_json::Value = serde_json::from_str(FIXTURE).unwrap();
+    let runs: Vec<PinnedRun> = serde_json::from_value(pinned["runs"].clone()).unwrap();
+    for run in &runs {
+        let mut copy = Simulation::new(run.scenario().unwrap()).unwrap();
+        let mut player = Player::new(1, &copy.to_snapshot(), Speed::Ten).unwrap();
+        // 100 ms of wall clock a slice at 10x: a simulated second each, so the copy reaches the
+        // pinned time exactly.
+        let mut wall = 0.0;
+        while copy.now < run.seconds * MICROS_PER_SEC && copy.status.is_live() {
+            let (update, _) = player.slice(wall, 60_000.0);
+            wall += 100.0;
+            if let Some((_, bytes)) = update {
+                copy.update_from_snapshot(&bytes).unwrap();
+                player.want();
+            }
+        }
+        assert_eq!(
+            copy.fingerprint(),
+            run.fingerprint,
+            "{} (seed {}, {:?}) played in the worker's way",
+            run.preset,
+            run.seed,
+            run.set
+        );
+    }
+}

@@ -10,6 +10,9 @@ pub struct StatusBarProps {
     pub status: JobStatus,
     pub playing: bool,
     pub lagging: bool,
+    /// The job plays in the Web Worker (`worker::playing`); the page draws what it posts.
+    #[prop_or_default]
+    pub in_worker: bool,
     pub events: u64,
     pub fingerprint: String,
     /// RESTARTING: simulated time until the restart strategy's delay is over.
@@ -39,9 +42,10 @@ pub fn status_bar(p: &StatusBarProps) -> Html {
     };
     html! {
         <footer class="statusbar" role="status">
-            <span id="sim-time" title="Simulated time">{ format!("t = {}", format::sim_time(p.now)) }</span>
+            <span id="sim-time" title="Simulated time" data-micros={p.now.to_string()}>{ format!("t = {}", format::sim_time(p.now)) }</span>
             <span id="sim-speed">{ format!("speed {}", p.speed) }
                 if p.lagging { <span class="lagging" title="The browser cannot keep up; simulated time runs slower than asked">{ " (lagging)" }</span> }
+                if p.in_worker { <span id="sim-worker" class="muted" title="The simulation runs in a Web Worker; this page only draws what it posts">{ " · in a worker" }</span> }
             </span>
             <span id="job-status" class={classes!("job-status", p.status.flink_name().to_ascii_lowercase())}>
                 { format!("{} · {run}", p.status.flink_name()) }

@@ -49,21 +49,52 @@ fn advance(
     aim: Option<Micros>,
     budget_ms: f64,
 ) -> Micros {
+    advance_until(sim, speed, gap_ms, aim, budget_ms, |_| false)
+}
+
+/// `advance`, stopping early after an event for which `stop` is true (the worker stops at each
+/// completed checkpoint, `worker::play`).
+pub(crate) fn advance_until(
+    sim: &mut Simulation,
+    speed: Speed,
+    gap_ms: f64,
+    aim: Option<Micros>,
+    budget_ms: f64,
+    stop: impl FnMut(&Simulation) -> bool,
+) -> Micros {
     let Some(per_ms) = speed.micros_per_ms() else {
-        run_budgeted(sim, Micros::MAX, deadline(budget_ms), |_| false);
+        if run_budgeted(sim, Micros::MAX, deadline(budget_ms), stop) == RunEnd::Stopped {
+            let now = sim.now;
+            sim.run_until(now);
+        }
         return sim.now;
     };
     let owed = aim.map_or(0, |a| a.saturating_sub(sim.now));
     let due = ((gap_ms * per_ms) as u64 + owed).min((MAX_OWED_MS * per_ms) as u64);
     let target = sim.now + due;
-    run_toward(sim, target, budget_ms);
+    run_toward_until(sim, target, budget_ms, stop);
     target
 }
 
 /// Runs `sim` to `target` within `budget_ms` (to the target itself if there is time).
 fn run_toward(sim: &mut Simulation, target: Micros, budget_ms: f64) {
-    if run_budgeted(sim, target, deadline(budget_ms), |_| false) != RunEnd::OutOfTime {
-        sim.run_until(target.max(sim.now));
+    run_toward_until(sim, target, budget_ms, |_| false);
+}
+
+/// `run_toward`, stopping early (at the event's time) after an event for which `stop` is true.
+fn run_toward_until(
+    sim: &mut Simulation,
+    target: Micros,
+    budget_ms: f64,
+    stop: impl FnMut(&Simulation) -> bool,
+) {
+    match run_budgeted(sim, target, deadline(budget_ms), stop) {
+        RunEnd::OutOfTime => {}
+        RunEnd::Stopped => {
+            let now = sim.now;
+            sim.run_until(now);
+        }
+        RunEnd::Reached | RunEnd::JobEnded => sim.run_until(target.max(sim.now)),
     }
 }
 
@@ -112,6 +143,7 @@ impl State {
             .as_ref()
             .is_some_and(|c| !c.borrow().done() && !c.borrow().in_worker());
         if !self.ui.playing
+            || self.in_worker()
             || self.ui.last_tick_ms.is_none()
             || self.job.catch_up.is_some()
             || comparing_on_page
@@ -128,11 +160,23 @@ impl State {
         })
     }
 
+    /// Whether the worker plays the job now (`worker::playing`).
+    pub fn in_worker(&self) -> bool {
+        #[cfg(target_arch = "wasm32")]
+        return self.ui.playing && crate::worker::playing::playing(self.job.sim().cell.id());
+        #[cfg(not(target_arch = "wasm32"))]
+        false
+    }
+
     pub(super) fn tick(self: Rc<Self>, now_ms: f64, render_ms: f64) -> Rc<State> {
         #[cfg(target_arch = "wasm32")]
         if crate::panic::trap_requested() && self.job.sim().borrow().now > 1_000_000 {
             // Inside the reducer, with Yew's state borrowed: what an allocation failure does.
             std::process::abort();
+        }
+        #[cfg(target_arch = "wasm32")]
+        if !self.ui.playing || self.job.catch_up.is_some() {
+            crate::worker::playing::stop();
         }
         if let Some(c) = &self.job.catch_up {
             let mut next = (*self).clone();
@@ -190,6 +234,12 @@ impl State {
             next.ui.last_tick_ms = None;
             return Rc::new(next);
         }
+        #[cfg(target_arch = "wasm32")]
+        if compare_local {
+            crate::worker::playing::stop();
+        } else if let Some(next) = self.tick_in_worker(now_ms, render_ms) {
+            return next;
+        }
         let gap = match self.ui.last_tick_ms {
             Some(last) => (now_ms - last).clamp(0.0, MAX_TICK_GAP_MS),
             None => 0.0,
@@ -209,6 +259,42 @@ impl State {
         next.changed()
     }
 
+    /// A tick while the worker plays the job: the newest update applied to the page's copy, or
+    /// the page as it is until one comes. `None`: no worker here, the page plays the job.
+    #[cfg(target_arch = "wasm32")]
+    fn tick_in_worker(self: &Rc<Self>, now_ms: f64, render_ms: f64) -> Option<Rc<State>> {
+        use crate::worker::playing::{self, Poll};
+        let polled = {
+            let sim = self.job.sim();
+            playing::poll(&sim.borrow(), sim.cell.id(), self.ui.speed, now_ms)
+        };
+        let (played, bytes) = match polled {
+            Poll::Local => return None,
+            Poll::Waiting => return Some(self.clone()),
+            Poll::Update(played, bytes) => (played, bytes),
+        };
+        let started = crate::clock::now_ms();
+        let mut next = (**self).clone();
+        {
+            let (mut sim, mut travel) = Rc::make_mut(&mut next.job).sim_played();
+            if let Err(e) = sim.update_from_snapshot(&bytes) {
+                // The copy is unchanged: the page plays on from it.
+                drop((sim, travel));
+                playing::give_up(&e);
+                return None;
+            }
+            travel.record(&sim);
+            if !played.live {
+                next.ui.playing = false;
+            }
+        }
+        next.ui.last_tick_ms = Some(now_ms);
+        next.ui.aim = played.aim;
+        let next = next.changed();
+        playing::applied(now_ms, crate::clock::now_ms() - started + render_ms);
+        Some(next)
+    }
+
     pub(super) fn toggle_play(self: Rc<Self>) -> Rc<State> {
         let mut next = (*self).clone();
         next.ui.playing = !self.ui.playing && self.status().is_live();
@@ -217,6 +303,9 @@ impl State {
         if next.ui.playing {
             Rc::new(next)
         } else {
+            // Taken back from the worker at once: an update on its way is stale.
+            #[cfg(target_arch = "wasm32")]
+            crate::worker::playing::stop();
             // Paused: views throttled while playing catch up at once.
             next.jumped()
         }

@@ -1,8 +1,10 @@
 //! The page's Web Worker: simulations that need not share the main thread with rendering run
 //! there (`barrierlab-worker`, built by Trunk from `src/worker_main.rs`). The page and the
 //! worker exchange these messages as JSON text; the worker answers with plain data, never with a
-//! simulation. Today: the comparison of modes (`compare.rs`), "Simulate this job"
-//! (`imported/sim_runs.rs`) and the engine benchmark (`bench.rs`, for `tests/e2e/bench.mjs`).
+//! simulation, except where a job crosses as bytes beside the text (the playground's own job,
+//! `play.rs`). The work: the playground's job (`play.rs`), the comparison of modes
+//! (`compare.rs`), "Simulate this job" (`imported/sim_runs.rs`) and the engine benchmark
+//! (`bench.rs`, for `tests/e2e/bench.mjs`).
 
 use barrierlab_engine::scenario::Scenario;
 use barrierlab_engine::types::Micros;
@@ -10,11 +12,18 @@ use serde::{Deserialize, Serialize};
 
 use crate::compare::CompareSummary;
 use crate::imported::sim_runs::RunsSummary;
+use crate::speed::Speed;
+use play::Played;
 
 #[cfg(target_arch = "wasm32")]
 pub mod host;
+pub mod play;
+#[cfg(target_arch = "wasm32")]
+pub mod playing;
 #[cfg(target_arch = "wasm32")]
 pub mod serve;
+#[cfg(target_arch = "wasm32")]
+mod transport;
 
 /// The worker's script (`web/worker-loader.js`), relative to the page: the site works under any path.
 pub const WORKER_URL: &str = "./worker-loader.js";
@@ -31,6 +40,15 @@ pub enum ToWorker {
     WhatIf { index: usize },
     /// `bench::run`: bench-512 for `seconds` on `taskmanagers` TaskManagers.
     Bench { seconds: u32, taskmanagers: u32 },
+    /// Play the page's job (its snapshot, the message's bytes) at `speed`; `session` numbers
+    /// the plays, so that updates of one the page stopped are known as such.
+    Play { session: u64, speed: Speed },
+    /// The page's speed changed while the worker plays.
+    PlaySpeed(Speed),
+    /// The page applied an update: the next one when the job moved.
+    Want,
+    /// The page took the job back (a step, a fault, a pause): no more updates of this play.
+    Stop,
 }
 
 /// What the worker answers.
@@ -42,6 +60,12 @@ pub enum FromWorker {
     Compare(CompareSummary),
     Simulate(RunsSummary),
     Bench(Result<serde_json::Value, String>),
+    /// An update of the job played (`Simulation::to_snapshot_since`, the message's bytes).
+    Played(Played),
+    /// The job played waits for the page to ask (`play::Next::Held`).
+    Held {
+        session: u64,
+    },
     /// The request could not be read, or the worker panicked: the page runs the work itself.
     Error(String),
 }

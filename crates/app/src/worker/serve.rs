@@ -9,30 +9,47 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
+use super::play::{Next, Player, SLICE_MS};
+use super::transport::{decode, encode};
 use super::{FromWorker, ToWorker};
 use crate::compare::Compare;
 use crate::imported::sim_runs::JobRuns;
-
-/// Wall-clock milliseconds of work between two summaries.
-const SLICE_MS: f64 = 50.0;
 
 /// The work a worker runs.
 enum Work {
     Compare(Compare),
     Simulate(JobRuns),
+    // Boxed: a whole simulation beside the other two variants' handles.
+    Play(Box<Player>),
 }
 
+/// An answer's text and bytes.
+type Answer = (FromWorker, Option<Vec<u8>>);
+
 impl Work {
-    /// One slice; the summary to post, and whether the work is done.
-    fn slice(&mut self) -> (FromWorker, bool) {
+    /// One slice; the answer to post, and when the next slice is due.
+    fn slice(&mut self) -> (Option<Answer>, Next) {
+        let until_done = |done: bool| if done { Next::Idle } else { Next::Now };
         match self {
             Work::Compare(c) => {
                 c.advance(SLICE_MS);
-                (FromWorker::Compare(c.summary()), c.done())
+                (
+                    Some((FromWorker::Compare(c.summary()), None)),
+                    until_done(c.done()),
+                )
             }
             Work::Simulate(r) => {
                 r.advance(SLICE_MS);
-                (FromWorker::Simulate(r.summary()), r.done())
+                (
+                    Some((FromWorker::Simulate(r.summary()), None)),
+                    until_done(r.done()),
+                )
+            }
+            Work::Play(p) => {
+                let (update, next) = p.slice(crate::clock::now_ms(), SLICE_MS);
+                let answer =
+                    update.map(|(played, bytes)| (FromWorker::Played(played), Some(bytes)));
+                (answer, next)
             }
         }
     }
@@ -45,7 +62,15 @@ fn scope() -> DedicatedWorkerGlobalScope {
 }
 
 fn post(answer: &FromWorker) {
-    let _ = scope().post_message(&answer.to_json().into());
+    post_with(answer, None);
+}
+
+fn post_with(answer: &FromWorker, bytes: Option<&[u8]>) {
+    let (data, transfer) = encode(&answer.to_json(), bytes);
+    let _ = match transfer {
+        Some(t) => scope().post_message_with_transfer(&data, &t),
+        None => scope().post_message(&data),
+    };
 }
 
 /// Installs the worker's message handler and posts `Ready`; the worker then lives on its
@@ -59,7 +84,7 @@ pub fn serve() {
     // Whether a slice is scheduled: a request while work runs joins it, else starts the slices.
     let stepping = Rc::new(RefCell::new(false));
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
-        let text = e.data().as_string().unwrap_or_default();
+        let (text, bytes) = decode(&e.data());
         let request = match ToWorker::parse(&text) {
             Ok(r) => r,
             Err(e) => return post(&FromWorker::Error(e)),
@@ -83,6 +108,24 @@ pub fn serve() {
                 seconds,
                 taskmanagers,
             } => return post(&FromWorker::Bench(crate::bench::run(seconds, taskmanagers))),
+            ToWorker::Play { session, speed } => {
+                let player = Player::new(session, bytes.as_deref().unwrap_or_default(), speed);
+                match player {
+                    Ok(p) => *work.borrow_mut() = Some(Work::Play(Box::new(p))),
+                    Err(e) => return post(&FromWorker::Error(e)),
+                }
+            }
+            ToWorker::PlaySpeed(speed) => {
+                if let Some(Work::Play(p)) = work.borrow_mut().as_mut() {
+                    p.set_speed(speed);
+                }
+            }
+            ToWorker::Want => {
+                if let Some(Work::Play(p)) = work.borrow_mut().as_mut() {
+                    p.want();
+                }
+            }
+            ToWorker::Stop => *work.borrow_mut() = None,
         }
         if !*stepping.borrow() {
             *stepping.borrow_mut() = true;
@@ -95,21 +138,32 @@ pub fn serve() {
     post(&FromWorker::Ready);
 }
 
-/// One slice of the work, its summary posted; the next slice after any message that arrived
-/// meanwhile.
+/// One slice of the work, its answer posted; the next slice when it is due, after any message
+/// that arrived meanwhile.
 fn step(work: Slot, stepping: Rc<RefCell<bool>>) {
-    let done = match work.borrow_mut().as_mut() {
+    let next = match work.borrow_mut().as_mut() {
         Some(w) => {
-            let (answer, done) = w.slice();
-            post(&answer);
-            done
+            let (answer, next) = w.slice();
+            if let Some((answer, bytes)) = answer {
+                post_with(&answer, bytes.as_deref());
+            }
+            if let (Next::Held, Work::Play(p)) = (next, w) {
+                post(&FromWorker::Held {
+                    session: p.session(),
+                });
+            }
+            next
         }
-        None => true,
+        None => Next::Idle,
     };
-    if done {
-        // Kept: a what-if may extend it.
-        *stepping.borrow_mut() = false;
-    } else {
-        Timeout::new(0, move || step(work, stepping)).forget();
+    match next {
+        // Kept: a what-if may extend it, a `Want` ask for a played job's last update.
+        Next::Idle | Next::Held => *stepping.borrow_mut() = false,
+        Next::Now => {
+            Timeout::new(0, move || step(work, stepping)).forget();
+        }
+        Next::After(ms) => {
+            Timeout::new(ms, move || step(work, stepping)).forget();
+        }
     }
 }

@@ -1,0 +1,260 @@
+//! The playground's own job, played in the worker. The page hands over its simulation as bytes
+//! (`Simulation::to_snapshot`) and keeps that copy; the worker plays it at the page's speed, as
+//! the page's ticks would (`state::advance`, the same stepping loop), and posts an update
+//! (`Simulation::to_snapshot_since`) each time the page asks for one. The page's copy, updated,
+//! is the job byte for byte, so everything the page does with a job (views, time travel,
+//! storage, tutorials) works on it unchanged; anything that changes the job (a step, a fault, a
+//! request, pausing) stops the worker and happens on the page's copy, which the next play hands
+//! over again. Runs natively too: the tests play it without a worker.
+//!
+//! The worker stops at each checkpoint (or savepoint) that completes and moves on only once an
+//! update has carried it to the page: the page stores each one (`storage/`) before a newer one
+//! subsumes it, as Flink's checkpoint storage holds each one that completed.
+
+use barrierlab_engine::sim::Simulation;
+use barrierlab_engine::types::{CheckpointId, Micros};
+use serde::{Deserialize, Serialize};
+
+use crate::speed::Speed;
+
+/// Wall-clock milliseconds of simulation between two looks at the worker's messages.
+pub const SLICE_MS: f64 = 50.0;
+/// How long a job that is where the wall clock wants it (at 1x and the other fixed speeds)
+/// waits before it moves on: a few frames' worth, so a cheap job does not spin.
+const PACE_MS: u32 = 8;
+/// Longest wall-clock gap a slice accounts for, as on the page (a stalled worker must not jump).
+const MAX_GAP_MS: f64 = 200.0;
+
+/// What an update carries besides its bytes: which play it belongs to (the page discards those
+/// of a play it stopped), and where the job is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Played {
+    pub session: u64,
+    pub now: Micros,
+    /// The simulated time the worker aims at (fixed speeds): the job is behind the wall clock
+    /// when it is ahead of `now`.
+    pub aim: Option<Micros>,
+    pub live: bool,
+}
+
+/// When the worker's next slice is due.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Next {
+    /// At once: the job is behind, or runs at maximum speed.
+    Now,
+    /// After this many milliseconds: the job is where the wall clock wants it.
+    After(u32),
+    /// Not until a message: the job ended, and its last update is posted or waits to be asked.
+    Idle,
+    /// Not until the page asks: a completed checkpoint waits for the update that carries it.
+    /// The page is told, so that it asks now rather than when its drawing budget next allows.
+    Held,
+}
+
+/// The job the worker plays for the page.
+pub struct Player {
+    session: u64,
+    sim: Simulation,
+    speed: Speed,
+    /// The simulated time the last slice aimed at (see `state::advance`).
+    aim: Option<Micros>,
+    last_ms: Option<f64>,
+    /// Updates the page asked for and has not received.
+    asked: u32,
+    /// The trace events and time the page's copy has (as of the last update posted).
+    sent_trace: u64,
+    sent_now: Micros,
+    sent_live: bool,
+    /// The newest completed checkpoint the page's copy has.
+    sent_completed: Option<CheckpointId>,
+}
+
+/// The newest completed checkpoint or savepoint (ids grow with each trigger).
+fn newest_completed(sim: &Simulation) -> Option<CheckpointId> {
+    sim.completed_state.keys().next_back().copied()
+}
+
+impl Player {
+    /// Plays the page's job from its snapshot; the page's copy is that snapshot, and it asks for
+    /// its first update with the request.
+    pub fn new(session: u64, snapshot: &[u8], speed: Speed) -> Result<Player, String> {
+        let sim = Simulation::from_snapshot(snapshot)?;
+        Ok(Player {
+            session,
+            sent_trace: sim.trace.total(),
+            sent_now: sim.now,
+            sent_live: sim.status.is_live(),
+            sent_completed: newest_completed(&sim),
+            sim,
+            speed,
+            aim: None,
+            last_ms: None,
+            asked: 1,
+        })
+    }
+
+    pub fn session(&self) -> u64 {
+        self.session
+    }
+
+    pub fn set_speed(&mut self, speed: Speed) {
+        self.speed = speed;
+    }
+
+    /// The page applied an update and asks for the next.
+    pub fn want(&mut self) {
+        // Never more than two in flight: the page asks after each one it applied.
+        self.asked = (self.asked + 1).min(2);
+    }
+
+    /// Moves the job on for up to `budget_ms` of wall-clock time from `now_ms` at its speed; the
+    /// update to post, if the page asked for one and the job moved; when the next slice is due.
+    pub fn slice(&mut self, now_ms: f64, budget_ms: f64) -> (Option<(Played, Vec<u8>)>, Next) {
+        let sent = self.sent_completed;
+        // A checkpoint the page has not seen waits for the update that carries it.
+        let holding = newest_completed(&self.sim) != sent;
+        if self.sim.status.is_live() && !holding {
+            let gap = self
+                .last_ms
+                .map_or(0.0, |last| (now_ms - last).clamp(0.0, MAX_GAP_MS));
+            self.last_ms = Some(now_ms);
+            self.aim = Some(crate::state::advance_until(
+                &mut self.sim,
+                self.speed,
+                gap,
+                self.aim,
+                budget_ms,
+                |sim| newest_completed(sim) != sent,
+            ));
+        }
+        let live = self.sim.status.is_live();
+        let moved = self.sim.now != self.sent_now || live != self.sent_live;
+        let update = (self.asked > 0 && moved).then(|| {
+            self.asked -= 1;
+            let bytes = self.sim.to_snapshot_since(self.sent_trace);
+            self.sent_trace = self.sim.trace.total();
+            self.sent_now = self.sim.now;
+            self.sent_live = live;
+            self.sent_completed = newest_completed(&self.sim);
+            let played = Played {
+                session: self.session,
+                now: self.sim.now,
+                aim: self.aim.filter(|_| self.speed != Speed::Max),
+                live,
+            };
+            (played, bytes)
+        });
+        let holding = newest_completed(&self.sim) != self.sent_completed;
+        let next = if !live {
+            Next::Idle
+        } else if holding {
+            Next::Held
+        } else if self.speed != Speed::Max && self.aim.is_some_and(|a| self.sim.now >= a) {
+            Next::After(PACE_MS)
+        } else {
+            Next::Now
+        };
+        (update, next)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use barrierlab_engine::scenario::preset;
+
+    /// Plays `sim`'s copy in a player the way the worker does, the page applying each update,
+    /// until the page's copy reaches `until`; returns the copy.
+    fn play(sim: Simulation, speed: Speed, until: Micros) -> (Simulation, Player) {
+        let mut copy = sim;
+        let mut player = Player::new(7, &copy.to_snapshot(), speed).unwrap();
+        // A simulated wall clock: each slice is 20 ms after the last.
+        let mut wall = 0.0;
+        while copy.now < until {
+            wall += 20.0;
+            let (update, _) = player.slice(wall, 1_000.0);
+            if let Some((played, bytes)) = update {
+                assert_eq!(played.session, 7);
+                copy.update_from_snapshot(&bytes).unwrap();
+                assert_eq!(copy.now, played.now);
+                player.want();
+            }
+        }
+        (copy, player)
+    }
+
+    #[test]
+    fn the_pages_copy_updated_from_the_worker_is_the_job_it_plays() {
+        let mut start = Simulation::new(preset("seed-demo").unwrap()).unwrap();
+        start.run_until(1_000_000);
+        let (copy, player) = play(start, Speed::Ten, 12_000_000);
+        assert_eq!(copy.fingerprint(), player.sim.fingerprint());
+        assert_eq!(copy.to_snapshot(), player.sim.to_snapshot());
+        // At 10x, 20 ms of wall clock a slice is 200 ms simulated.
+        assert_eq!(copy.now % 200_000, 0, "{}", copy.now);
+        // The same job run straight through on the page ends where the played one did.
+        let mut straight = Simulation::new(preset("seed-demo").unwrap()).unwrap();
+        straight.run_until(copy.now);
+        assert_eq!(straight.fingerprint(), copy.fingerprint());
+    }
+
+    #[test]
+    fn an_update_waits_for_the_page_to_ask() {
+        let sim = Simulation::new(preset("seed-demo").unwrap()).unwrap();
+        let mut player = Player::new(1, &sim.to_snapshot(), Speed::One).unwrap();
+        let (first, _) = player.slice(0.0, 10.0);
+        // The first slice at 1x only sets the pace; the second moves the job and posts.
+        assert!(first.is_none());
+        let (update, next) = player.slice(16.0, 10.0);
+        assert!(update.is_some_and(|(p, _)| p.now == 16_000 && p.aim == Some(16_000)));
+        assert_eq!(next, Next::After(PACE_MS));
+        // Not asked again: nothing posted, however far the job moves.
+        let (update, _) = player.slice(32.0, 10.0);
+        assert!(update.is_none());
+        player.want();
+        let (update, _) = player.slice(48.0, 10.0);
+        assert_eq!(update.map(|(p, _)| p.now), Some(48_000));
+    }
+
+    #[test]
+    fn each_completed_checkpoint_reaches_the_page_before_the_job_moves_on() {
+        let mut sim = Simulation::new(preset("seed-demo").unwrap()).unwrap();
+        let mut player = Player::new(1, &sim.to_snapshot(), Speed::Max).unwrap();
+        let mut seen = Vec::new();
+        for slice in 0..400 {
+            let (update, next) = player.slice(slice as f64, 1_000.0);
+            if let Some((_, bytes)) = update {
+                sim.update_from_snapshot(&bytes).unwrap();
+                seen.extend(sim.completed_state.keys().copied());
+                player.want();
+            } else {
+                assert_eq!(next, Next::Held, "held without an update to carry it");
+            }
+        }
+        seen.dedup();
+        // Maximum speed with a second of budget a slice: many checkpoints, and the page saw
+        // every one of them, though the job keeps only the newest.
+        let newest = newest_completed(&sim).unwrap();
+        assert!(newest > 20, "{newest}");
+        assert_eq!(seen, (1..=newest).collect::<Vec<_>>());
+        assert_eq!(sim.fingerprint(), player.sim.fingerprint());
+    }
+
+    #[test]
+    fn a_job_that_ends_posts_its_end_and_rests() {
+        let mut sim = Simulation::new(preset("seed-demo").unwrap()).unwrap();
+        sim.run_until(3_000_000);
+        let mut player = Player::new(1, &sim.to_snapshot(), Speed::Max).unwrap();
+        crate::faults::UserAction::Cancel
+            .apply(&mut player.sim)
+            .unwrap();
+        let (update, next) = player.slice(0.0, 10.0);
+        let (played, bytes) = update.expect("the end is an update");
+        assert!(!played.live && played.aim.is_none());
+        assert_eq!(next, Next::Idle);
+        sim.update_from_snapshot(&bytes).unwrap();
+        assert!(!sim.status.is_live());
+        player.want();
+        assert_eq!(player.slice(10.0, 10.0), (None, Next::Idle));
+    }
+}
