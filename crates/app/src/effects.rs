@@ -43,7 +43,10 @@ pub fn use_page_effects(state: UseReducerHandle<State>) {
                 cadence.simulated(reduced - now_ms);
                 let cadence = cadence.clone();
                 wasm_bindgen_futures::spawn_local(async move {
-                    cadence.rendered(clock::now_ms() - reduced);
+                    let rendered = clock::now_ms() - reduced;
+                    cadence.rendered(rendered);
+                    #[cfg(target_arch = "wasm32")]
+                    crate::worker::playing::drawn(rendered);
                 });
             });
             move || drop(interval)

@@ -49,17 +49,19 @@ fn advance(
     aim: Option<Micros>,
     budget_ms: f64,
 ) -> Micros {
-    advance_until(sim, speed, gap_ms, aim, budget_ms, |_| false)
+    advance_until(sim, speed, gap_ms, aim, budget_ms, MAX_OWED_MS, |_| false)
 }
 
-/// `advance`, stopping early after an event for which `stop` is true (the worker stops at each
-/// completed checkpoint, `worker::play`).
+/// `advance`, making up at most `max_owed_ms` of wall-clock time, and stopping early after an
+/// event for which `stop` is true (the worker stops at each completed checkpoint,
+/// `worker::play`).
 pub(crate) fn advance_until(
     sim: &mut Simulation,
     speed: Speed,
     gap_ms: f64,
     aim: Option<Micros>,
     budget_ms: f64,
+    max_owed_ms: f64,
     stop: impl FnMut(&Simulation) -> bool,
 ) -> Micros {
     let Some(per_ms) = speed.micros_per_ms() else {
@@ -70,7 +72,7 @@ pub(crate) fn advance_until(
         return sim.now;
     };
     let owed = aim.map_or(0, |a| a.saturating_sub(sim.now));
-    let due = ((gap_ms * per_ms) as u64 + owed).min((MAX_OWED_MS * per_ms) as u64);
+    let due = ((gap_ms * per_ms) as u64 + owed).min((max_owed_ms * per_ms) as u64);
     let target = sim.now + due;
     run_toward_until(sim, target, budget_ms, stop);
     target
@@ -237,7 +239,7 @@ impl State {
         #[cfg(target_arch = "wasm32")]
         if compare_local {
             crate::worker::playing::stop();
-        } else if let Some(next) = self.tick_in_worker(now_ms, render_ms) {
+        } else if let Some(next) = self.tick_in_worker(now_ms) {
             return next;
         }
         let gap = match self.ui.last_tick_ms {
@@ -262,7 +264,7 @@ impl State {
     /// A tick while the worker plays the job: the newest update applied to the page's copy, or
     /// the page as it is until one comes. `None`: no worker here, the page plays the job.
     #[cfg(target_arch = "wasm32")]
-    fn tick_in_worker(self: &Rc<Self>, now_ms: f64, render_ms: f64) -> Option<Rc<State>> {
+    fn tick_in_worker(self: &Rc<Self>, now_ms: f64) -> Option<Rc<State>> {
         use crate::worker::playing::{self, Poll};
         let polled = {
             let sim = self.job.sim();
@@ -291,7 +293,7 @@ impl State {
         next.ui.last_tick_ms = Some(now_ms);
         next.ui.aim = played.aim;
         let next = next.changed();
-        playing::applied(now_ms, crate::clock::now_ms() - started + render_ms);
+        playing::applied(crate::clock::now_ms(), crate::clock::now_ms() - started);
         Some(next)
     }
 

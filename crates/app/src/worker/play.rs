@@ -24,6 +24,10 @@ pub const SLICE_MS: f64 = 50.0;
 const PACE_MS: u32 = 8;
 /// Longest wall-clock gap a slice accounts for, as on the page (a stalled worker must not jump).
 const MAX_GAP_MS: f64 = 200.0;
+/// Most wall-clock time a job behind the clock makes up (at 1x and the other fixed speeds). The
+/// page forgives more than 1 s (`state::playback`): its own slices cost frames. The worker's cost
+/// none, so a large job's dear stretches (its checkpoints) are made up in the cheap ones after.
+const MAX_OWED_MS: f64 = 10_000.0;
 
 /// What an update carries besides its bytes: which play it belongs to (the page discards those
 /// of a play it stopped), and where the job is.
@@ -124,6 +128,7 @@ impl Player {
                 gap,
                 self.aim,
                 budget_ms,
+                MAX_OWED_MS,
                 |sim| newest_completed(sim) != sent,
             ));
         }

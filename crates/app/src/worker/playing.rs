@@ -37,6 +37,8 @@ struct Page {
     asked: bool,
     /// When the next update may be asked for (wall clock, ms).
     ask_at: f64,
+    /// The last update applied is being drawn (`drawn` adds its cost).
+    drawing: bool,
 }
 
 thread_local! {
@@ -109,6 +111,7 @@ pub fn poll(sim: &Simulation, sim_id: usize, speed: Speed, now_ms: f64) -> Poll 
             // The worker posts the first update unasked.
             asked: true,
             ask_at: 0.0,
+            drawing: false,
         });
         Some(())
     });
@@ -150,12 +153,24 @@ pub fn poll(sim: &Simulation, sim_id: usize, speed: Speed, now_ms: f64) -> Poll 
     }
 }
 
-/// The page applied an update and drew the last one in `main_ms`: the next is asked for when
-/// that much main-thread time stays within its share of the wall clock.
-pub fn applied(now_ms: f64, main_ms: f64) {
+/// The page applied an update in `apply_ms`: the next is asked for when that much main-thread
+/// time stays within its share of the wall clock (and the update's drawing, `drawn`, too).
+pub fn applied(now_ms: f64, apply_ms: f64) {
     PAGE.with_borrow_mut(|p| {
         if let Some(p) = p.as_mut() {
-            p.ask_at = now_ms + main_ms / MAIN_THREAD_SHARE - main_ms;
+            p.ask_at = now_ms + apply_ms / MAIN_THREAD_SHARE - apply_ms;
+            p.drawing = true;
+        }
+    });
+}
+
+/// The page drew what a tick left in `render_ms`: an update's drawing defers the next update
+/// as its applying did.
+pub fn drawn(render_ms: f64) {
+    PAGE.with_borrow_mut(|p| {
+        if let Some(p) = p.as_mut().filter(|p| p.drawing) {
+            p.ask_at += render_ms / MAIN_THREAD_SHARE;
+            p.drawing = false;
         }
     });
 }
