@@ -75,6 +75,10 @@ test('checkpoints are stored, listed after a reload, restored, and retention hol
   await page.waitForFunction(() => Number(document.querySelector('#count-completed').textContent) >= 1, null, { timeout: 60000 });
   await page.click('#trigger-savepoint');
   await page.waitForFunction(() => Number(document.querySelector('#count-completed').textContent) >= 6, null, { timeout: 60000 });
+  // The savepoint has completed: at max speed the job may be past checkpoint 6 when it is asked
+  // for (the worker plays seed-demo at thousands of times real time).
+  await page.waitForFunction(() => [...document.querySelectorAll('#checkpoints th')].some((th) =>
+    th.textContent === 'Latest Savepoint' && /^ID \d+/.test(th.nextElementSibling?.textContent ?? '')), null, { timeout: 60000 });
   await pause(page);
   await countAtLeast(page, CHECKPOINTS, 2);
   await page.waitForTimeout(300);

@@ -7,7 +7,7 @@ mod edit;
 mod open;
 mod playback;
 
-pub(crate) use playback::advance_until;
+pub(crate) use playback::advance_owing;
 
 use std::rc::Rc;
 

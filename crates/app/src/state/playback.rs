@@ -49,54 +49,34 @@ fn advance(
     aim: Option<Micros>,
     budget_ms: f64,
 ) -> Micros {
-    advance_until(sim, speed, gap_ms, aim, budget_ms, MAX_OWED_MS, |_| false)
+    advance_owing(sim, speed, gap_ms, aim, budget_ms, MAX_OWED_MS)
 }
 
-/// `advance`, making up at most `max_owed_ms` of wall-clock time, and stopping early after an
-/// event for which `stop` is true (the worker stops at each completed checkpoint,
+/// `advance`, making up at most `max_owed_ms` of wall-clock time (the worker's own limit,
 /// `worker::play`).
-pub(crate) fn advance_until(
+pub(crate) fn advance_owing(
     sim: &mut Simulation,
     speed: Speed,
     gap_ms: f64,
     aim: Option<Micros>,
     budget_ms: f64,
     max_owed_ms: f64,
-    stop: impl FnMut(&Simulation) -> bool,
 ) -> Micros {
     let Some(per_ms) = speed.micros_per_ms() else {
-        if run_budgeted(sim, Micros::MAX, deadline(budget_ms), stop) == RunEnd::Stopped {
-            let now = sim.now;
-            sim.run_until(now);
-        }
+        run_budgeted(sim, Micros::MAX, deadline(budget_ms), |_| false);
         return sim.now;
     };
     let owed = aim.map_or(0, |a| a.saturating_sub(sim.now));
     let due = ((gap_ms * per_ms) as u64 + owed).min((max_owed_ms * per_ms) as u64);
     let target = sim.now + due;
-    run_toward_until(sim, target, budget_ms, stop);
+    run_toward(sim, target, budget_ms);
     target
 }
 
 /// Runs `sim` to `target` within `budget_ms` (to the target itself if there is time).
 fn run_toward(sim: &mut Simulation, target: Micros, budget_ms: f64) {
-    run_toward_until(sim, target, budget_ms, |_| false);
-}
-
-/// `run_toward`, stopping early (at the event's time) after an event for which `stop` is true.
-fn run_toward_until(
-    sim: &mut Simulation,
-    target: Micros,
-    budget_ms: f64,
-    stop: impl FnMut(&Simulation) -> bool,
-) {
-    match run_budgeted(sim, target, deadline(budget_ms), stop) {
-        RunEnd::OutOfTime => {}
-        RunEnd::Stopped => {
-            let now = sim.now;
-            sim.run_until(now);
-        }
-        RunEnd::Reached | RunEnd::JobEnded => sim.run_until(target.max(sim.now)),
+    if run_budgeted(sim, target, deadline(budget_ms), |_| false) != RunEnd::OutOfTime {
+        sim.run_until(target.max(sim.now));
     }
 }
 

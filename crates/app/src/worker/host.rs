@@ -25,8 +25,6 @@ struct Inbox {
     latest: Option<FromWorker>,
     /// Updates of a played job, in order: each one builds on the one before.
     played: VecDeque<(Played, Vec<u8>)>,
-    /// The newest play that said it waits for the page (`FromWorker::Held`).
-    held: Option<u64>,
     error: Option<String>,
 }
 
@@ -75,7 +73,6 @@ impl WorkerJob {
                         }
                     }
                     Ok(FromWorker::Error(e)) => inbox.error = Some(e),
-                    Ok(FromWorker::Held { session }) => inbox.held = Some(session),
                     Ok(FromWorker::Played(played)) => match bytes {
                         Some(bytes) => inbox.played.push_back((played, bytes)),
                         None => inbox.error = Some("an update without its bytes".into()),
@@ -122,11 +119,6 @@ impl WorkerJob {
         } else if !post(&self.worker, &request) {
             inbox.error = Some("the worker took no request".into());
         }
-    }
-
-    /// Which play said it waits for the page since the last call.
-    pub fn take_held(&mut self) -> Option<u64> {
-        self.inbox.borrow_mut().held.take()
     }
 
     /// The oldest update of a played job not yet taken, or the error that ended the worker.

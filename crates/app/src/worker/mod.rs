@@ -62,10 +62,6 @@ pub enum FromWorker {
     Bench(Result<serde_json::Value, String>),
     /// An update of the job played (`Simulation::to_snapshot_since`, the message's bytes).
     Played(Played),
-    /// The job played waits for the page to ask (`play::Next::Held`).
-    Held {
-        session: u64,
-    },
     /// The request could not be read, or the worker panicked: the page runs the work itself.
     Error(String),
 }

@@ -6,13 +6,9 @@
 //! storage, tutorials) works on it unchanged; anything that changes the job (a step, a fault, a
 //! request, pausing) stops the worker and happens on the page's copy, which the next play hands
 //! over again. Runs natively too: the tests play it without a worker.
-//!
-//! The worker stops at each checkpoint (or savepoint) that completes and moves on only once an
-//! update has carried it to the page: the page stores each one (`storage/`) before a newer one
-//! subsumes it, as Flink's checkpoint storage holds each one that completed.
 
 use barrierlab_engine::sim::Simulation;
-use barrierlab_engine::types::{CheckpointId, Micros};
+use barrierlab_engine::types::Micros;
 use serde::{Deserialize, Serialize};
 
 use crate::speed::Speed;
@@ -50,9 +46,6 @@ pub enum Next {
     After(u32),
     /// Not until a message: the job ended, and its last update is posted or waits to be asked.
     Idle,
-    /// Not until the page asks: a completed checkpoint waits for the update that carries it.
-    /// The page is told, so that it asks now rather than when its drawing budget next allows.
-    Held,
 }
 
 /// The job the worker plays for the page.
@@ -69,13 +62,6 @@ pub struct Player {
     sent_trace: u64,
     sent_now: Micros,
     sent_live: bool,
-    /// The newest completed checkpoint the page's copy has.
-    sent_completed: Option<CheckpointId>,
-}
-
-/// The newest completed checkpoint or savepoint (ids grow with each trigger).
-fn newest_completed(sim: &Simulation) -> Option<CheckpointId> {
-    sim.completed_state.keys().next_back().copied()
 }
 
 impl Player {
@@ -88,7 +74,6 @@ impl Player {
             sent_trace: sim.trace.total(),
             sent_now: sim.now,
             sent_live: sim.status.is_live(),
-            sent_completed: newest_completed(&sim),
             sim,
             speed,
             aim: None,
@@ -114,22 +99,18 @@ impl Player {
     /// Moves the job on for up to `budget_ms` of wall-clock time from `now_ms` at its speed; the
     /// update to post, if the page asked for one and the job moved; when the next slice is due.
     pub fn slice(&mut self, now_ms: f64, budget_ms: f64) -> (Option<(Played, Vec<u8>)>, Next) {
-        let sent = self.sent_completed;
-        // A checkpoint the page has not seen waits for the update that carries it.
-        let holding = newest_completed(&self.sim) != sent;
-        if self.sim.status.is_live() && !holding {
+        if self.sim.status.is_live() {
             let gap = self
                 .last_ms
                 .map_or(0.0, |last| (now_ms - last).clamp(0.0, MAX_GAP_MS));
             self.last_ms = Some(now_ms);
-            self.aim = Some(crate::state::advance_until(
+            self.aim = Some(crate::state::advance_owing(
                 &mut self.sim,
                 self.speed,
                 gap,
                 self.aim,
                 budget_ms,
                 MAX_OWED_MS,
-                |sim| newest_completed(sim) != sent,
             ));
         }
         let live = self.sim.status.is_live();
@@ -140,7 +121,6 @@ impl Player {
             self.sent_trace = self.sim.trace.total();
             self.sent_now = self.sim.now;
             self.sent_live = live;
-            self.sent_completed = newest_completed(&self.sim);
             let played = Played {
                 session: self.session,
                 now: self.sim.now,
@@ -149,11 +129,8 @@ impl Player {
             };
             (played, bytes)
         });
-        let holding = newest_completed(&self.sim) != self.sent_completed;
         let next = if !live {
             Next::Idle
-        } else if holding {
-            Next::Held
         } else if self.speed != Speed::Max && self.aim.is_some_and(|a| self.sim.now >= a) {
             Next::After(PACE_MS)
         } else {
@@ -219,34 +196,6 @@ mod tests {
         player.want();
         let (update, _) = player.slice(48.0, 10.0);
         assert_eq!(update.map(|(p, _)| p.now), Some(48_000));
-    }
-
-    #[test]
-    fn each_completed_checkpoint_reaches_the_page_before_the_job_moves_on() {
-        let mut sim = Simulation::new(preset("seed-demo").unwrap()).unwrap();
-        let mut player = Player::new(1, &sim.to_snapshot(), Speed::Max).unwrap();
-        let mut seen = Vec::new();
-        for slice in 0..400 {
-            let (update, next) = player.slice(slice as f64, 1_000.0);
-            if let Some((_, bytes)) = update {
-                sim.update_from_snapshot(&bytes).unwrap();
-                seen.extend(sim.completed_state.keys().copied());
-                player.want();
-            } else {
-                assert_eq!(next, Next::Held, "held without an update to carry it");
-            }
-        }
-        seen.dedup();
-        // Maximum speed with a second of budget a slice: many checkpoints, and the page saw
-        // every one of them, though the job keeps only the newest.
-        let newest = newest_completed(&sim).unwrap();
-        assert!(newest > 20, "{newest}");
-        assert!(
-            seen == (1..=newest).collect::<Vec<_>>(),
-            "the page saw {} of {newest} checkpoints",
-            seen.len()
-        );
-        assert_eq!(sim.fingerprint(), player.sim.fingerprint());
     }
 
     #[test]

@@ -133,10 +133,6 @@ pub fn poll(sim: &Simulation, sim_id: usize, speed: Speed, now_ms: f64) -> Poll 
                 Err(e) => return Some(Err(e)),
             }
         }
-        // A completed checkpoint waits in the worker: ask now, whatever the drawing budget.
-        if p.worker.take_held() == Some(p.session) {
-            p.ask_at = now_ms;
-        }
         if !p.asked && now_ms >= p.ask_at {
             p.worker.send(&ToWorker::Want);
             p.asked = true;

@@ -147,18 +147,13 @@ fn step(work: Slot, stepping: Rc<RefCell<bool>>) {
             if let Some((answer, bytes)) = answer {
                 post_with(&answer, bytes.as_deref());
             }
-            if let (Next::Held, Work::Play(p)) = (next, w) {
-                post(&FromWorker::Held {
-                    session: p.session(),
-                });
-            }
             next
         }
         None => Next::Idle,
     };
     match next {
         // Kept: a what-if may extend it, a `Want` ask for a played job's last update.
-        Next::Idle | Next::Held => *stepping.borrow_mut() = false,
+        Next::Idle => *stepping.borrow_mut() = false,
         Next::Now => {
             Timeout::new(0, move || step(work, stepping)).forget();
         }
