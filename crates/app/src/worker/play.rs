@@ -1,6 +1,6 @@
 //! The playground's own job, played in the worker. The page hands over its simulation as bytes
 //! (`Simulation::to_snapshot`) and keeps that copy; the worker plays it at the page's speed, as
-//! the page's ticks would (`state::advance`, the same stepping loop), and posts an update
+//! the page's ticks would (`state::advance_owing`, the same stepping loop), and posts an update
 //! (`Simulation::to_snapshot_since`) each time the page asks for one. The page's copy, updated,
 //! is the job byte for byte, so everything the page does with a job (views, time travel,
 //! storage, tutorials) works on it unchanged; anything that changes the job (a step, a fault, a
@@ -53,7 +53,7 @@ pub struct Player {
     session: u64,
     sim: Simulation,
     speed: Speed,
-    /// The simulated time the last slice aimed at (see `state::advance`).
+    /// The simulated time the last slice aimed at (see `state::advance_owing`).
     aim: Option<Micros>,
     last_ms: Option<f64>,
     /// Updates the page asked for and has not received.
@@ -80,10 +80,6 @@ impl Player {
             last_ms: None,
             asked: 1,
         })
-    }
-
-    pub fn session(&self) -> u64 {
-        self.session
     }
 
     pub fn set_speed(&mut self, speed: Speed) {
