@@ -273,7 +273,8 @@ impl State {
         next.ui.last_tick_ms = Some(now_ms);
         next.ui.aim = played.aim;
         let next = next.changed();
-        playing::applied(crate::clock::now_ms(), crate::clock::now_ms() - started);
+        let done = crate::clock::now_ms();
+        playing::applied(done, done - started);
         Some(next)
     }
 
