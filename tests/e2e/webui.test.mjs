@@ -48,6 +48,11 @@ test('seed-backpressure: the busy keyed subtask is red, the source is backpressu
 test('checkpoint history: type and full size columns, operator summaries, trends; it fits at 1440 px', async () => {
   const { page, errors } = await open('seed-unaligned');
   await completed(page, 3);
+  // Past 100 000 simulated seconds (hours of run): IDs and times have grown by digits, and the
+  // table must still fit (CI once paused past 10 000 s and it was 5 px too wide).
+  await play(page);
+  await page.waitForFunction(() => Number(document.querySelector('#sim-time')?.dataset.micros) >= 100000e6, null, { timeout: 60000 });
+  await pause(page);
   await page.click('#trigger-savepoint');
   // At 10x, not max: at max speed a savepoint leaves the 10-entry history within a frame or two.
   await page.selectOption('#speed', '10');

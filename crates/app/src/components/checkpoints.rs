@@ -201,7 +201,8 @@ fn history(cps: &CheckpointingStatistics, selected: Option<u64>, on_select: Call
                     <tr>
                         <th>{ "ID" }</th><th>{ "Status" }</th><th title="Checkpoint Type">{ "Type" }</th><th title="Acknowledged subtasks">{ "Acks" }</th>
                         <th>{ "Trigger Time" }</th><th>{ "Latest Ack" }</th><th>{ "End to End" }</th>
-                        <th title="Checkpointed Data Size: what this checkpoint wrote">{ "Checkpointed Size" }</th>
+                        // A soft hyphen: the one long header word may break in a narrow panel.
+                        <th title="Checkpointed Data Size: what this checkpoint wrote">{ "Check\u{ad}pointed Size" }</th>
                         <th title="Full Checkpoint Data Size: all state the checkpoint refers to">{ "Full Size" }</th>
                         <th title="Processed (persisted) in-flight data">{ "In-Flight Data" }</th>
                     </tr>
@@ -217,7 +218,7 @@ fn history(cps: &CheckpointingStatistics, selected: Option<u64>, on_select: Call
                                 data-id={id.to_string()} data-status={status} onclick={onclick}
                                 title={format!("{kind} {id}: click for per-operator details")}>
                                 <td>{ id }{ if r.is_savepoint { " (SP)" } else { "" } }</td>
-                                <td><span class={classes!("status", status.to_ascii_lowercase())}>{ status }</span></td>
+                                <td><span class={classes!("status", status.to_ascii_lowercase())}>{ status_breakable(status) }</span></td>
                                 <td class="checkpoint-type" data-type={checkpoint_type(r.checkpoint_type)}
                                     title={checkpoint_type(r.checkpoint_type)}>{ short_type(r.checkpoint_type) }</td>
                                 <td>{ format!("{}/{}", r.num_acknowledged_subtasks, r.num_subtasks) }</td>
@@ -226,13 +227,22 @@ fn history(cps: &CheckpointingStatistics, selected: Option<u64>, on_select: Call
                                 <td>{ if r.status == CheckpointStatsStatus::COMPLETED { rest_millis(r.end_to_end_duration) } else { "-".into() } }</td>
                                 <td>{ bytes(r.checkpointed_size) }</td>
                                 <td>{ bytes(r.state_size) }</td>
-                                <td>{ format!("{} ({})", bytes(r.processed_data), bytes(r.persisted_data)) }</td>
+                                <td class="in-flight"><span>{ bytes(r.processed_data) }</span>{ " " }<span>{ format!("({})", bytes(r.persisted_data)) }</span></td>
                             </tr>
                         }
                     }) }
                 </tbody>
             </table>
         </div>
+    }
+}
+
+/// A status that may break after its underscore (`IN_` / `PROGRESS`) when the panel is narrow;
+/// its text stays the REST word.
+fn status_breakable(status: &str) -> Html {
+    match status.split_once('_') {
+        Some((head, tail)) => html! { <>{ head }{ "_" }<wbr />{ tail }</> },
+        None => html! { { status } },
     }
 }
 
