@@ -45,14 +45,24 @@ impl Record {
     /// simply not cached).
     #[inline]
     pub fn remember_key_group(&mut self, max_parallelism: u32) -> u32 {
+        let (kg, memo) = self.key_group_with_memo(max_parallelism);
+        self.key_group_memo = memo;
+        kg
+    }
+
+    /// [`Self::key_group`], and the memo a copy of this record should carry to remember it.
+    #[inline]
+    pub fn key_group_with_memo(&self, max_parallelism: u32) -> (u32, u32) {
         if let Some(kg) = self.remembered_key_group(max_parallelism) {
-            return kg;
+            return (kg, self.key_group_memo);
         }
         let kg = assign_to_key_group(java_hash_i32(self.key), max_parallelism);
-        if (1..=UPPER_BOUND_MAX_PARALLELISM).contains(&max_parallelism) {
-            self.key_group_memo = max_parallelism << 16 | kg;
-        }
-        kg
+        let memo = if (1..=UPPER_BOUND_MAX_PARALLELISM).contains(&max_parallelism) {
+            max_parallelism << 16 | kg
+        } else {
+            self.key_group_memo
+        };
+        (kg, memo)
     }
 
     #[inline]

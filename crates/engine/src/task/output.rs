@@ -24,8 +24,8 @@ impl OutputRoute {
         let partition = &mut net.partitions[self.partition as usize];
         let n = partition.num_subpartitions();
         // One loop per partitioner, so the per-record work is only the selection itself.
-        let mut to = |sub: u32, rec: Record| {
-            if partition.emit(sub as usize, rec).finished > 0 {
+        let mut to = |sub: u32, rec: &Record, memo: u32| {
+            if partition.emit_remembering(sub as usize, rec, memo).finished > 0 {
                 touched.push(sub);
             }
         };
@@ -33,22 +33,21 @@ impl OutputRoute {
             Partitioner::Broadcast => {
                 for rec in records {
                     for sub in 0..n {
-                        to(sub, *rec);
+                        to(sub, rec, rec.key_group_memo);
                     }
                 }
             }
             Partitioner::Hash => {
                 let (max, p) = (self.downstream_max_parallelism, self.downstream_parallelism);
                 for rec in records {
-                    let mut rec = *rec;
                     // `KeyGroupStreamPartitioner`: key group of the key, then its operator index.
-                    let kg = rec.remember_key_group(max);
-                    to(compute_operator_index_for_key_group(max, p, kg), rec);
+                    let (kg, memo) = rec.key_group_with_memo(max);
+                    to(compute_operator_index_for_key_group(max, p, kg), rec, memo);
                 }
             }
             Partitioner::Forward => {
                 for rec in records {
-                    to(0, *rec);
+                    to(0, rec, rec.key_group_memo);
                 }
             }
             Partitioner::Rescale | Partitioner::Rebalance => {
@@ -58,7 +57,7 @@ impl OutputRoute {
                 for rec in records {
                     let s = next;
                     next = if s + 1 == n { 0 } else { s + 1 };
-                    to(s, *rec);
+                    to(s, rec, rec.key_group_memo);
                 }
                 self.next = next;
             }

@@ -206,6 +206,20 @@ pub enum TraceKind {
 }
 
 impl TraceKind {
+    /// Whether the event owns text (a `String` field): freeing it needs a look at the event.
+    #[inline]
+    pub fn owns_text(&self) -> bool {
+        use TraceKind::*;
+        matches!(
+            self,
+            TriggerRejected { .. }
+                | Declined { .. }
+                | CheckpointAborted { .. }
+                | JobFailed { .. }
+                | Warning { .. }
+        )
+    }
+
     /// The variant's name as written here (`CheckpointTriggered`): the key of its Flink source
     /// line in `trace::SOURCES`.
     pub fn name(&self) -> &'static str {
@@ -360,6 +374,7 @@ impl TraceKind {
         }
     }
 
+    #[inline(always)]
     pub(super) fn hash_into(&self, h: &mut Fnv) {
         use TraceKind::*;
         let (tag, a, b, c): (u64, u64, u64, u64) = match self {

@@ -24,6 +24,9 @@ pub struct Trace {
     events: Vec<TraceEvent>,
     head: usize,
     capacity: usize,
+    /// Events in the ring that own text (a `String`): while there are none, the newest event
+    /// overwrites the oldest without reading it (see [`Trace::put`]).
+    texts: usize,
     hash: u64,
     count: u64,
     /// Off unless a test asks: the running hash every `every` events, as madsim logs it, so two
@@ -75,6 +78,7 @@ impl Trace {
             events: Vec::with_capacity(capacity.clamp(1, 4096)),
             head: 0,
             capacity: capacity.max(1),
+            texts: 0,
             hash: HASH_SEED,
             count: 0,
             hash_log: None,
@@ -101,6 +105,10 @@ impl Trace {
         self.hash
     }
 
+    /// Inlined into each caller, with the event's hashing and its write into the ring: as a
+    /// call, the event went through memory as small stores read back in wide loads, which
+    /// stall on store forwarding (a profile of bench-512 put a tenth of its samples there).
+    #[inline(always)]
     pub fn record(&mut self, time: Micros, task: Option<SubtaskId>, kind: TraceKind) {
         let mut h = Fnv(self.hash);
         h.u64(time);
@@ -128,7 +136,9 @@ impl Trace {
     }
 
     /// Puts `event` into the ring, over the oldest once it is full.
-    fn push(&mut self, event: TraceEvent) {
+    #[inline(always)]
+    pub(super) fn push(&mut self, event: TraceEvent) {
+        self.texts += usize::from(event.kind.owns_text());
         if self.events.len() < self.capacity {
             if self.events.len() == self.events.capacity() {
                 // Grow by doubling, but never past the ring's size.
@@ -136,14 +146,24 @@ impl Trace {
                 self.events.reserve_exact(more.max(1));
             }
             self.events.push(event);
-        } else {
-            self.events[self.head] = event;
-            self.head = if self.head + 1 == self.capacity {
-                0
-            } else {
-                self.head + 1
-            };
+            return;
         }
+        let at = self.head;
+        self.head = if at + 1 == self.capacity { 0 } else { at + 1 };
+        if self.texts == usize::from(event.kind.owns_text()) {
+            // The oldest event owns nothing to free, so it is not read: written a whole ring
+            // ago, it has left the caches, and dropping it would read it. What `replace` reads
+            // is unused and optimized away; forgetting it frees nothing, as it owns nothing.
+            std::mem::forget(std::mem::replace(&mut self.events[at], event));
+        } else {
+            self.texts -= usize::from(self.events[at].kind.owns_text());
+            self.events[at] = event;
+        }
+    }
+
+    /// Counts the events that own text, after the ring was filled from a snapshot.
+    pub(super) fn count_texts(&mut self) {
+        self.texts = self.events.iter().filter(|e| e.kind.owns_text()).count();
     }
 
     /// The stable hash of every event recorded so far, as 16 hex digits.
@@ -219,6 +239,35 @@ mod tests {
         let back: Vec<u64> = t.events().rev().map(|e| e.seq).collect();
         assert_eq!(back, [7, 6, 5]);
         assert_eq!(t.total(), 7);
+    }
+
+    #[test]
+    fn the_ring_counts_the_events_that_own_text() {
+        let warning = |m: &str| TraceKind::Warning {
+            message: m.to_string(),
+        };
+        let mut t = Trace::new(3);
+        t.record(0, None, warning("a"));
+        t.record(1, None, TraceKind::TaskFinished);
+        t.record(2, None, warning("b"));
+        assert_eq!(t.texts, 2);
+        // Over "a", then over the plain event, then over "b".
+        t.record(3, None, TraceKind::TaskFinished);
+        assert_eq!(t.texts, 1);
+        t.record(4, None, warning("c"));
+        assert_eq!(t.texts, 2);
+        t.record(5, None, TraceKind::TaskFinished);
+        assert_eq!(t.texts, 1);
+        for time in 6..9 {
+            t.record(time, None, TraceKind::TaskFinished);
+        }
+        assert_eq!(t.texts, 0);
+        assert_eq!(seqs(&t), [7, 8, 9]);
+        // A snapshot's ring counts them again.
+        t.record(9, None, warning("d"));
+        let json = serde_json::to_string(&t).unwrap();
+        let read: Trace = serde_json::from_str(&json).unwrap();
+        assert_eq!(read.texts, 1);
     }
 
     #[test]

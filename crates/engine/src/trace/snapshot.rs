@@ -50,15 +50,18 @@ impl<'de> Deserialize<'de> for Trace {
                 "a trace whose events do not end at its count",
             ));
         }
-        Ok(Trace {
+        let mut trace = Trace {
             events: r.events,
             head: 0,
             capacity: r.capacity,
+            texts: 0,
             hash: r.hash,
             count: r.count,
             hash_log: r.hash_log,
             ship_since: 0,
-        })
+        };
+        trace.count_texts();
+        Ok(trace)
     }
 }
 

@@ -250,6 +250,15 @@ mod tests {
     }
 
     #[test]
+    fn owns_text_names_every_kind_with_a_string() {
+        for kind in one_of_each() {
+            // `Debug` quotes a `String` field right after its name (a `MailName` is not one).
+            let text = format!("{kind:?}").contains(": \"");
+            assert_eq!(kind.owns_text(), text, "{kind:?}");
+        }
+    }
+
+    #[test]
     fn every_trace_kind_has_a_flink_source() {
         let declared = declared_kinds();
         assert!(declared.len() >= 30, "parsed {declared:?}");
