@@ -107,7 +107,7 @@ impl Trace {
 
     /// Inlined into each caller, with the event's hashing and its write into the ring: as a
     /// call, the event went through memory as small stores read back in wide loads, which
-    /// stall on store forwarding (a profile of bench-512 put a tenth of its samples there).
+    /// stall on store forwarding (a profile of bench-512 had a tenth of its samples in here).
     #[inline(always)]
     pub fn record(&mut self, time: Micros, task: Option<SubtaskId>, kind: TraceKind) {
         let mut h = Fnv(self.hash);
