@@ -40,17 +40,9 @@ impl Record {
             .unwrap_or_else(|| assign_to_key_group(java_hash_i32(self.key), max_parallelism))
     }
 
-    /// [`Self::key_group`], remembered for the next keyBy or keyed operator of the same max
-    /// parallelism (Flink's bound keeps both halves of the memo in range; a larger one is
-    /// simply not cached).
-    #[inline]
-    pub fn remember_key_group(&mut self, max_parallelism: u32) -> u32 {
-        let (kg, memo) = self.key_group_with_memo(max_parallelism);
-        self.key_group_memo = memo;
-        kg
-    }
-
-    /// [`Self::key_group`], and the memo a copy of this record should carry to remember it.
+    /// [`Self::key_group`], and the memo a copy of this record should carry to remember it for
+    /// the next keyBy or keyed operator of the same max parallelism (Flink's bound keeps both
+    /// halves of the memo in range; a larger one is simply not cached).
     #[inline]
     pub fn key_group_with_memo(&self, max_parallelism: u32) -> (u32, u32) {
         if let Some(kg) = self.remembered_key_group(max_parallelism) {

@@ -25,7 +25,7 @@ pub struct Trace {
     head: usize,
     capacity: usize,
     /// Events in the ring that own text (a `String`): while there are none, the newest event
-    /// overwrites the oldest without reading it (see [`Trace::put`]).
+    /// overwrites the oldest without reading it (see [`Trace::push`]).
     texts: usize,
     hash: u64,
     count: u64,
@@ -138,7 +138,8 @@ impl Trace {
     /// Puts `event` into the ring, over the oldest once it is full.
     #[inline(always)]
     pub(super) fn push(&mut self, event: TraceEvent) {
-        self.texts += usize::from(event.kind.owns_text());
+        let text = usize::from(event.kind.owns_text());
+        self.texts += text;
         if self.events.len() < self.capacity {
             if self.events.len() == self.events.capacity() {
                 // Grow by doubling, but never past the ring's size.
@@ -150,7 +151,7 @@ impl Trace {
         }
         let at = self.head;
         self.head = if at + 1 == self.capacity { 0 } else { at + 1 };
-        if self.texts == usize::from(event.kind.owns_text()) {
+        if self.texts == text {
             // The oldest event owns nothing to free, so it is not read: written a whole ring
             // ago, it has left the caches, and dropping it would read it. What `replace` reads
             // is unused and optimized away; forgetting it frees nothing, as it owns nothing.
