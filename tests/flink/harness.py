@@ -1162,6 +1162,8 @@ SPEED_BOUNDS = (0.5, 3.0)
 # crates/engine/tests/fidelity.rs, so a too-slow verdict always means the real side was slow.
 FRAMEWORK_DURATIONS = {"end_to_end_duration", "end_to_end_duration_cp1", "ack_after_trigger",
                        "start_delay", "alignment", "sync", "async"}
+# Phases the simulator costs mostly in CPU constants (see `bracketed`).
+CPU_PHASES = {"sync", "async"}
 # The unbounded factor, once the reference scenario found the machine too slow (else None).
 too_slow: list[float | None] = [None]
 # The factor the simulator's latencies run at (1 until the reference scenario calibrated it).
@@ -1177,16 +1179,23 @@ def bracketed(row: Row, rule: Rule, r: float) -> str | None:
     figures at the engine's default latencies and at the calibrated ones, or within the rule of
     either with the absolute slack (the thread hand-off noise) scaled by the same factor. A
     simulator that is 2x off at both ends, or off by more than the scaled slack, still fails.
+
+    A checkpoint's sync and async phases are mostly the engine's CPU constants (copying and
+    serializing entries and key groups), which the latency knobs do not reach, while the
+    machine slows Flink's CPU work as much as its hand-offs: for those phases the top of the
+    bracket is the simulator at ×1 times the factor (stop 47's CI at ×1.52: a heap snapshot's
+    async 7 ms against the simulator's 2 ms at both ×1 and ×1.52, 4-8 ms over six runs).
     Returns the note for the verdict, or None."""
     f = machine_factor[0]
     if f <= 1.0 or row.measure not in FRAMEWORK_DURATIONS or not row.sim:
         return None
     s = statistics.median(row.sim)
     b = statistics.median(row.base) if row.base else s
+    top = max(b, s, b * f) if row.measure in CPU_PHASES else max(b, s)
     scaled = Rule(abs=rule.abs * f, ratio=rule.ratio)
-    if min(b, s) <= r <= max(b, s):
+    if min(b, s) <= r <= top:
         return f"machine ×{f:.2f}: between the simulator at ×1 ({fmt_value(b, row.unit)}) and ×{f:.2f}"
-    if scaled.check(r, s) or scaled.check(r, b):
+    if scaled.check(r, s) or scaled.check(r, b) or scaled.check(r, top):
         return f"machine ×{f:.2f}: within ±{fmt_value(scaled.abs, row.unit)}"
     return None
 
@@ -1477,6 +1486,11 @@ def self_test() -> int:
         # (what, factor, row, expected verdict)
         ("heap async at x2.4 (stop 24's CI)", 2.4,
          row("async", [[9], [17], [14], [9], [8], [8]], [3, 3, 3], [1, 1, 1]), "ok"),
+        ("heap async at x1.52 (stop 47's CI)", 1.52,
+         row("async", [[8, 12, 7], [6, 7, 5], [4, 1, 7], [7, 9, 6], [6, 8, 5], [8, 11, 7]],
+             [2, 2, 2], [2, 2, 2]), "ok"),
+        ("heap async 4x the simulator scaled to x1.52", 1.52,
+         row("async", [[12], [14], [11], [13], [12], [12]], [2, 2, 2], [2, 2, 2]), "FAIL"),
         ("source async at x2.4", 2.4,
          row("async", [[1], [1], [1], [1], [1], [0]], [4.5, 4.5], [1, 1]), "ok"),
         ("source ack - trigger at x2.4", 2.4,
