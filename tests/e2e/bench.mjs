@@ -95,9 +95,18 @@ async function playground(file) {
     await p.waitForTimeout(1000);
     const where = (await p.locator('#sim-worker').count()) ? 'in the worker' : 'on the page';
     const s0 = await sim(); const w0 = Date.now();
+    // The worker's own shares of its time (the status bar's data, one per update it posts).
+    const loads = new Map();
+    const sampler = setInterval(() => p.evaluate(() => {
+      const e = document.getElementById('sim-worker');
+      return e && e.dataset.stepping ? `${e.dataset.stepping} ${e.dataset.writing}` : null;
+    }).then(l => { if (l) loads.set(l, l.split(' ').map(Number)); }).catch(() => {}), 250);
     const f = await measure(p, 6000);
+    clearInterval(sampler);
     const rate = (await sim() - s0) / ((Date.now() - w0) / 1000);
-    out.push(`  ${speed === '1' ? '1x ' : 'max'}: ${rate.toFixed(2)} simulated s per wall s (the job plays ${where}); ${fmt(f)}`);
+    const mean = i => [...loads.values()].reduce((a, l) => a + l[i], 0) / loads.size;
+    const load = loads.size ? `; the worker ${(mean(0) * 100).toFixed(0)} % simulating, ${(mean(1) * 100).toFixed(0)} % writing updates (mean of ${loads.size} updates seen)` : '';
+    out.push(`  ${speed === '1' ? '1x ' : 'max'}: ${rate.toFixed(2)} simulated s per wall s (the job plays ${where}${load}); ${fmt(f)}`);
   }
   const mem = await p.evaluate(() => window.barrierlabWasmMemory?.buffer?.byteLength ?? 0);
   const nodes = await p.evaluate(() => document.getElementsByTagName('*').length);

@@ -201,6 +201,10 @@ test('the job plays in a Web Worker and ends where the native engine does', asyn
   await setSpeed(page, '10');
   await page.waitForTimeout(2500);
   assert.ok(await simSeconds(page) > 10, 'the worker did not play on at 10x');
+  // The worker says how it spent its time before its last update (the status bar's tooltip).
+  const load = await page.$eval('#sim-worker', (e) => [Number(e.dataset.stepping), Number(e.dataset.writing), e.title]);
+  assert.ok(load[0] > 0 && load[1] >= 0 && load[0] + load[1] <= 1, `worker load ${load}`);
+  assert.match(load[2], /\d+ % of its time simulating and \d+ % writing updates/);
   await pause(page);
   // Paused: the page took the job back; an update still on its way changes nothing.
   assert.equal(await page.locator('#sim-worker').count(), 0);

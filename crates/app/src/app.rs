@@ -174,6 +174,7 @@ pub fn app() -> Html {
             playing={state.ui.playing}
             lagging={state.lagging()}
             in_worker={state.in_worker()}
+            worker_load={state.ui.worker_load}
             events={sim.events}
             fingerprint={sim.fingerprint()}
             restart_in={restart_in}

@@ -115,6 +115,8 @@ pub struct Ui {
     /// reach is made up by the next ticks and the frames between them, while playing on from
     /// `last_tick_ms`.
     aim: Option<Micros>,
+    /// How the worker spent its time before its last update, while it plays the job.
+    pub worker_load: Option<crate::worker::play::Load>,
     pub help_open: bool,
     /// The task index the inspector shows.
     pub inspected: Option<u32>,

@@ -2,6 +2,7 @@ use barrierlab_engine::sim::JobStatus;
 use yew::prelude::*;
 
 use crate::format;
+use crate::worker::play::Load;
 
 #[derive(Properties, PartialEq)]
 pub struct StatusBarProps {
@@ -13,6 +14,9 @@ pub struct StatusBarProps {
     /// The job plays in the Web Worker (`worker::playing`); the page draws what it posts.
     #[prop_or_default]
     pub in_worker: bool,
+    /// The worker's shares of its time before its last update.
+    #[prop_or_default]
+    pub worker_load: Option<Load>,
     pub events: u64,
     pub fingerprint: String,
     /// RESTARTING: simulated time until the restart strategy's delay is over.
@@ -45,7 +49,7 @@ pub fn status_bar(p: &StatusBarProps) -> Html {
             <span id="sim-time" title="Simulated time" data-micros={p.now.to_string()}>{ format!("t = {}", format::sim_time(p.now)) }</span>
             <span id="sim-speed">{ format!("speed {}", p.speed) }
                 if p.lagging { <span class="lagging" title="The browser cannot keep up; simulated time runs slower than asked">{ " (lagging)" }</span> }
-                if p.in_worker { <span id="sim-worker" class="muted" title="The simulation runs in a Web Worker; this page only draws what it posts">{ " · in a worker" }</span> }
+                if p.in_worker { { worker_note(p.worker_load) } }
             </span>
             <span id="job-status" class={classes!("job-status", p.status.flink_name().to_ascii_lowercase())}>
                 { format!("{} · {run}", p.status.flink_name()) }
@@ -62,5 +66,29 @@ pub fn status_bar(p: &StatusBarProps) -> Html {
             </span>
             <span class="version">{ concat!("barrierlab ", env!("CARGO_PKG_VERSION")) }</span>
         </footer>
+    }
+}
+
+/// "in a worker", with how the worker spent its time (the shares as data for the benchmark).
+fn worker_note(load: Option<Load>) -> Html {
+    let mut title =
+        String::from("The simulation runs in a Web Worker; this page only draws what it posts.");
+    let (stepping, writing) = match load {
+        Some(l) => {
+            title += &format!(
+                " Before its last update the worker spent {:.0} % of its time simulating and \
+                 {:.0} % writing updates for this page; the rest it waited, for the clock or \
+                 for the CPU.",
+                l.stepping * 100.0,
+                l.writing * 100.0
+            );
+            (format!("{:.3}", l.stepping), format!("{:.3}", l.writing))
+        }
+        None => Default::default(),
+    };
+    html! {
+        <span id="sim-worker" class="muted" title={title} data-stepping={stepping} data-writing={writing}>
+            { " · in a worker" }
+        </span>
     }
 }

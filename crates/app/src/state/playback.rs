@@ -272,6 +272,7 @@ impl State {
         }
         next.ui.last_tick_ms = Some(now_ms);
         next.ui.aim = played.aim;
+        next.ui.worker_load = Some(played.load);
         let next = next.changed();
         let done = crate::clock::now_ms();
         playing::applied(done, done - started);

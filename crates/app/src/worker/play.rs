@@ -11,6 +11,7 @@ use barrierlab_engine::sim::Simulation;
 use barrierlab_engine::types::Micros;
 use serde::{Deserialize, Serialize};
 
+use crate::clock;
 use crate::speed::Speed;
 
 /// Wall-clock milliseconds of simulation between two looks at the worker's messages.
@@ -35,6 +36,16 @@ pub struct Played {
     /// when it is ahead of `now`.
     pub aim: Option<Micros>,
     pub live: bool,
+    /// How the worker spent its wall clock since the last update.
+    pub load: Load,
+}
+
+/// Shares of the worker's wall clock between two updates: stepping the job, and writing the
+/// updates the page asked for. The rest is waiting: at the wall clock's pace, or for the CPU.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Load {
+    pub stepping: f64,
+    pub writing: f64,
 }
 
 /// When the worker's next slice is due.
@@ -62,6 +73,10 @@ pub struct Player {
     sent_trace: u64,
     sent_now: Micros,
     sent_live: bool,
+    /// Since the last update (`Load`): wall-clock ms stepping and writing, and when it began.
+    stepped_ms: f64,
+    written_ms: f64,
+    load_since: f64,
 }
 
 impl Player {
@@ -79,6 +94,9 @@ impl Player {
             aim: None,
             last_ms: None,
             asked: 1,
+            stepped_ms: 0.0,
+            written_ms: 0.0,
+            load_since: clock::now_ms(),
         })
     }
 
@@ -100,6 +118,7 @@ impl Player {
                 .last_ms
                 .map_or(0.0, |last| (now_ms - last).clamp(0.0, MAX_GAP_MS));
             self.last_ms = Some(now_ms);
+            let started = clock::now_ms();
             self.aim = Some(crate::state::advance_owing(
                 &mut self.sim,
                 self.speed,
@@ -108,12 +127,22 @@ impl Player {
                 budget_ms,
                 MAX_OWED_MS,
             ));
+            self.stepped_ms += clock::now_ms() - started;
         }
         let live = self.sim.status.is_live();
         let moved = self.sim.now != self.sent_now || live != self.sent_live;
         let update = (self.asked > 0 && moved).then(|| {
             self.asked -= 1;
+            let started = clock::now_ms();
             let bytes = self.sim.to_snapshot_since(self.sent_trace);
+            let done = clock::now_ms();
+            self.written_ms += done - started;
+            let wall = (done - self.load_since).max(1.0);
+            let load = Load {
+                stepping: self.stepped_ms / wall,
+                writing: self.written_ms / wall,
+            };
+            (self.stepped_ms, self.written_ms, self.load_since) = (0.0, 0.0, done);
             self.sent_trace = self.sim.trace.total();
             self.sent_now = self.sim.now;
             self.sent_live = live;
@@ -122,6 +151,7 @@ impl Player {
                 now: self.sim.now,
                 aim: self.aim.filter(|_| self.speed != Speed::Max),
                 live,
+                load,
             };
             (played, bytes)
         });
@@ -192,6 +222,25 @@ mod tests {
         player.want();
         let (update, _) = player.slice(48.0, 10.0);
         assert_eq!(update.map(|(p, _)| p.now), Some(48_000));
+    }
+
+    #[test]
+    fn an_update_tells_how_the_worker_spent_its_time() {
+        let sim = Simulation::new(preset("seed-demo").unwrap()).unwrap();
+        let mut player = Player::new(1, &sim.to_snapshot(), Speed::Max).unwrap();
+        let mut loads = vec![];
+        for slice in 0..4 {
+            let (update, _) = player.slice(f64::from(slice) * 30.0, 30.0);
+            loads.extend(update.map(|(p, _)| p.load));
+            player.want();
+        }
+        // At max speed a slice steps for its whole budget: nearly all the wall clock between
+        // two updates (both are measured on the wall clock, so a busy machine does not matter).
+        assert_eq!(loads.len(), 4);
+        for l in loads {
+            assert!(l.stepping > 0.5 && l.writing >= 0.0, "{l:?}");
+            assert!(l.stepping + l.writing <= 1.0 + 1e-9, "{l:?}");
+        }
     }
 
     #[test]
