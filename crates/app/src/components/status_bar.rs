@@ -73,21 +73,26 @@ pub fn status_bar(p: &StatusBarProps) -> Html {
 fn worker_note(load: Option<Load>) -> Html {
     let mut title =
         String::from("The simulation runs in a Web Worker; this page only draws what it posts.");
-    let (stepping, writing) = match load {
+    let (stepping, writing, pace) = match load {
         Some(l) => {
             title += &format!(
-                " Before its last update the worker spent {:.0} % of its time simulating and \
-                 {:.0} % writing updates for this page; the rest it waited, for the clock or \
-                 for the CPU.",
+                " Before its last update the worker simulated {:.2} s per second, and spent \
+                 {:.0} % of its time simulating and {:.0} % writing updates for this page; the \
+                 rest it waited, for the clock or for the CPU.",
+                l.pace,
                 l.stepping * 100.0,
                 l.writing * 100.0
             );
-            (format!("{:.3}", l.stepping), format!("{:.3}", l.writing))
+            (
+                format!("{:.3}", l.stepping),
+                format!("{:.3}", l.writing),
+                format!("{:.3}", l.pace),
+            )
         }
         None => Default::default(),
     };
     html! {
-        <span id="sim-worker" class="muted" title={title} data-stepping={stepping} data-writing={writing}>
+        <span id="sim-worker" class="muted" title={title} data-stepping={stepping} data-writing={writing} data-pace={pace}>
             { " · in a worker" }
         </span>
     }

@@ -248,7 +248,14 @@ impl State {
         use crate::worker::playing::{self, Poll};
         let polled = {
             let sim = self.job.sim();
-            playing::poll(&sim.borrow(), sim.cell.id(), self.ui.speed, now_ms)
+            let travel_at = self.job.travel.borrow().next_due();
+            playing::poll(
+                &sim.borrow(),
+                sim.cell.id(),
+                self.ui.speed,
+                now_ms,
+                travel_at,
+            )
         };
         let (played, bytes) = match polled {
             Poll::Local => return None,
@@ -259,13 +266,14 @@ impl State {
         let mut next = (**self).clone();
         {
             let (mut sim, mut travel) = Rc::make_mut(&mut next.job).sim_played();
-            if let Err(e) = sim.update_from_snapshot(&bytes) {
+            let (update, snapshot) = played.parts(&bytes);
+            if let Err(e) = sim.update_from_snapshot(update) {
                 // The copy is unchanged: the page plays on from it.
                 drop((sim, travel));
                 playing::give_up(&e);
                 return None;
             }
-            travel.record(&sim);
+            travel.record_written(&sim, snapshot.map(<[u8]>::to_vec));
             if !played.live {
                 next.ui.playing = false;
             }

@@ -41,12 +41,17 @@ pub enum ToWorker {
     /// `bench::run`: bench-512 for `seconds` on `taskmanagers` TaskManagers.
     Bench { seconds: u32, taskmanagers: u32 },
     /// Play the page's job (its snapshot, the message's bytes) at `speed`; `session` numbers
-    /// the plays, so that updates of one the page stopped are known as such.
-    Play { session: u64, speed: Speed },
+    /// the plays, so that updates of one the page stopped are known as such. `travel_at`: when
+    /// the page's time travel takes its next snapshot, which the worker then writes for it.
+    Play {
+        session: u64,
+        speed: Speed,
+        travel_at: Micros,
+    },
     /// The page's speed changed while the worker plays.
     PlaySpeed(Speed),
-    /// The page applied an update: the next one when the job moved.
-    Want,
+    /// The page applied an update: the next one when the job moved (`travel_at` as in `Play`).
+    Want { travel_at: Micros },
     /// The page took the job back (a step, a fault, a pause): no more updates of this play.
     Stop,
 }

@@ -38,14 +38,29 @@ pub struct Played {
     pub live: bool,
     /// How the worker spent its wall clock since the last update.
     pub load: Load,
+    /// The bytes' last this many are the page's next time-travel snapshot
+    /// (`travel::compressed_snapshot`), written here when one fell due (0: none).
+    pub snapshot_bytes: usize,
+}
+
+impl Played {
+    /// The update's bytes, and the time-travel snapshot's after them if there is one.
+    pub fn parts<'a>(&self, bytes: &'a [u8]) -> (&'a [u8], Option<&'a [u8]>) {
+        let split = bytes.len().saturating_sub(self.snapshot_bytes);
+        let (update, snapshot) = bytes.split_at(split);
+        (update, (!snapshot.is_empty()).then_some(snapshot))
+    }
 }
 
 /// Shares of the worker's wall clock between two updates: stepping the job, and writing the
 /// updates the page asked for. The rest is waiting: at the wall clock's pace, or for the CPU.
+/// `pace`: simulated seconds per wall second over the same time, as the worker saw it (the
+/// page sees the job move only at its updates, which a large job gets seconds apart).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Load {
     pub stepping: f64,
     pub writing: f64,
+    pub pace: f64,
 }
 
 /// When the worker's next slice is due.
@@ -73,27 +88,38 @@ pub struct Player {
     sent_trace: u64,
     sent_now: Micros,
     sent_live: bool,
+    /// From when the page's time travel takes its next snapshot (`TimeTravel::next_due`): the
+    /// first update at or after it carries one. `None` once it has, until the page says anew.
+    travel_at: Option<Micros>,
     /// Since the last update (`Load`): wall-clock ms stepping and writing, and when it began.
     stepped_ms: f64,
     written_ms: f64,
     load_since: f64,
+    load_from: Micros,
 }
 
 impl Player {
     /// Plays the page's job from its snapshot; the page's copy is that snapshot, and it asks for
     /// its first update with the request.
-    pub fn new(session: u64, snapshot: &[u8], speed: Speed) -> Result<Player, String> {
+    pub fn new(
+        session: u64,
+        snapshot: &[u8],
+        speed: Speed,
+        travel_at: Micros,
+    ) -> Result<Player, String> {
         let sim = Simulation::from_snapshot(snapshot)?;
         Ok(Player {
             session,
             sent_trace: sim.trace.total(),
             sent_now: sim.now,
             sent_live: sim.status.is_live(),
+            load_from: sim.now,
             sim,
             speed,
             aim: None,
             last_ms: None,
             asked: 1,
+            travel_at: Some(travel_at),
             stepped_ms: 0.0,
             written_ms: 0.0,
             load_since: clock::now_ms(),
@@ -104,10 +130,12 @@ impl Player {
         self.speed = speed;
     }
 
-    /// The page applied an update and asks for the next.
-    pub fn want(&mut self) {
+    /// The page applied an update and asks for the next; its time travel's next snapshot is
+    /// due at `travel_at`.
+    pub fn want(&mut self, travel_at: Micros) {
         // Never more than two in flight: the page asks after each one it applied.
         self.asked = (self.asked + 1).min(2);
+        self.travel_at = Some(travel_at);
     }
 
     /// Moves the job on for up to `budget_ms` of wall-clock time from `now_ms` at its speed; the
@@ -134,15 +162,24 @@ impl Player {
         let update = (self.asked > 0 && moved).then(|| {
             self.asked -= 1;
             let started = clock::now_ms();
-            let bytes = self.sim.to_snapshot_since(self.sent_trace);
+            let mut bytes = self.sim.to_snapshot_since(self.sent_trace);
+            let mut snapshot_bytes = 0;
+            if self.travel_at.is_some_and(|t| self.sim.now >= t) {
+                let snapshot = crate::travel::compressed_snapshot(&self.sim);
+                snapshot_bytes = snapshot.len();
+                bytes.extend_from_slice(&snapshot);
+                self.travel_at = None;
+            }
             let done = clock::now_ms();
             self.written_ms += done - started;
             let wall = (done - self.load_since).max(1.0);
             let load = Load {
                 stepping: self.stepped_ms / wall,
                 writing: self.written_ms / wall,
+                pace: (self.sim.now - self.load_from) as f64 / 1_000.0 / wall,
             };
             (self.stepped_ms, self.written_ms, self.load_since) = (0.0, 0.0, done);
+            self.load_from = self.sim.now;
             self.sent_trace = self.sim.trace.total();
             self.sent_now = self.sim.now;
             self.sent_live = live;
@@ -152,6 +189,7 @@ impl Player {
                 aim: self.aim.filter(|_| self.speed != Speed::Max),
                 live,
                 load,
+                snapshot_bytes,
             };
             (played, bytes)
         });
@@ -169,33 +207,55 @@ impl Player {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::travel::TimeTravel;
     use barrierlab_engine::scenario::preset;
 
+    /// What the page has after a play: its copy of the job, its time travel (snapshots from the
+    /// worker's bytes), the same time travel recorded by the page itself, and how many updates
+    /// carried a snapshot.
+    struct Page {
+        copy: Simulation,
+        travel: TimeTravel,
+        own: TimeTravel,
+        snapshots: usize,
+    }
+
     /// Plays `sim`'s copy in a player the way the worker does, the page applying each update,
-    /// until the page's copy reaches `until`; returns the copy.
-    fn play(sim: Simulation, speed: Speed, until: Micros) -> (Simulation, Player) {
-        let mut copy = sim;
-        let mut player = Player::new(7, &copy.to_snapshot(), speed).unwrap();
+    /// until the page's copy reaches `until`.
+    fn play(sim: Simulation, speed: Speed, until: Micros) -> (Page, Player) {
+        let mut page = Page {
+            travel: TimeTravel::new(&sim),
+            own: TimeTravel::new(&sim),
+            copy: sim,
+            snapshots: 0,
+        };
+        let snapshot = page.copy.to_snapshot();
+        let mut player = Player::new(7, &snapshot, speed, page.travel.next_due()).unwrap();
         // A simulated wall clock: each slice is 20 ms after the last.
         let mut wall = 0.0;
-        while copy.now < until {
+        while page.copy.now < until {
             wall += 20.0;
             let (update, _) = player.slice(wall, 1_000.0);
             if let Some((played, bytes)) = update {
                 assert_eq!(played.session, 7);
-                copy.update_from_snapshot(&bytes).unwrap();
-                assert_eq!(copy.now, played.now);
-                player.want();
+                let (update, snapshot) = played.parts(&bytes);
+                page.copy.update_from_snapshot(update).unwrap();
+                assert_eq!(page.copy.now, played.now);
+                page.snapshots += usize::from(snapshot.is_some());
+                page.travel
+                    .record_written(&page.copy, snapshot.map(<[u8]>::to_vec));
+                page.own.record(&page.copy);
+                player.want(page.travel.next_due());
             }
         }
-        (copy, player)
+        (page, player)
     }
 
     #[test]
     fn the_pages_copy_updated_from_the_worker_is_the_job_it_plays() {
         let mut start = Simulation::new(preset("seed-demo").unwrap()).unwrap();
         start.run_until(1_000_000);
-        let (copy, player) = play(start, Speed::Ten, 12_000_000);
+        let (Page { copy, .. }, player) = play(start, Speed::Ten, 12_000_000);
         assert_eq!(copy.fingerprint(), player.sim.fingerprint());
         assert_eq!(copy.to_snapshot(), player.sim.to_snapshot());
         // At 10x, 20 ms of wall clock a slice is 200 ms simulated.
@@ -207,9 +267,23 @@ mod tests {
     }
 
     #[test]
+    fn the_worker_writes_the_pages_time_travel_snapshots() {
+        let start = Simulation::new(preset("seed-demo").unwrap()).unwrap();
+        let (page, _) = play(start, Speed::Ten, 9_000_000);
+        // Every 2 s from 0: at 2, 4, 6 and 8 s, each written by the worker.
+        assert_eq!(page.snapshots, 4);
+        assert_eq!(page.travel.times(), page.own.times());
+        assert_eq!(page.travel.times().len(), 5);
+        for t in page.travel.times() {
+            let (theirs, ours) = (page.travel.seek(t).unwrap(), page.own.seek(t).unwrap());
+            assert_eq!(theirs.to_snapshot(), ours.to_snapshot(), "at {t}");
+        }
+    }
+
+    #[test]
     fn an_update_waits_for_the_page_to_ask() {
         let sim = Simulation::new(preset("seed-demo").unwrap()).unwrap();
-        let mut player = Player::new(1, &sim.to_snapshot(), Speed::One).unwrap();
+        let mut player = Player::new(1, &sim.to_snapshot(), Speed::One, Micros::MAX).unwrap();
         let (first, _) = player.slice(0.0, 10.0);
         // The first slice at 1x only sets the pace; the second moves the job and posts.
         assert!(first.is_none());
@@ -219,7 +293,7 @@ mod tests {
         // Not asked again: nothing posted, however far the job moves.
         let (update, _) = player.slice(32.0, 10.0);
         assert!(update.is_none());
-        player.want();
+        player.want(Micros::MAX);
         let (update, _) = player.slice(48.0, 10.0);
         assert_eq!(update.map(|(p, _)| p.now), Some(48_000));
     }
@@ -227,18 +301,21 @@ mod tests {
     #[test]
     fn an_update_tells_how_the_worker_spent_its_time() {
         let sim = Simulation::new(preset("seed-demo").unwrap()).unwrap();
-        let mut player = Player::new(1, &sim.to_snapshot(), Speed::Max).unwrap();
+        let mut player = Player::new(1, &sim.to_snapshot(), Speed::Max, Micros::MAX).unwrap();
         let mut loads = vec![];
         for slice in 0..4 {
             let (update, _) = player.slice(f64::from(slice) * 30.0, 30.0);
             loads.extend(update.map(|(p, _)| p.load));
-            player.want();
+            player.want(Micros::MAX);
         }
         // At max speed a slice steps for its whole budget: nearly all the wall clock between
         // two updates (both are measured on the wall clock, so a busy machine does not matter).
         assert_eq!(loads.len(), 4);
         for l in loads {
-            assert!(l.stepping > 0.5 && l.writing >= 0.0, "{l:?}");
+            assert!(
+                l.stepping > 0.5 && l.writing >= 0.0 && l.pace > 0.0,
+                "{l:?}"
+            );
             assert!(l.stepping + l.writing <= 1.0 + 1e-9, "{l:?}");
         }
     }
@@ -247,7 +324,7 @@ mod tests {
     fn a_job_that_ends_posts_its_end_and_rests() {
         let mut sim = Simulation::new(preset("seed-demo").unwrap()).unwrap();
         sim.run_until(3_000_000);
-        let mut player = Player::new(1, &sim.to_snapshot(), Speed::Max).unwrap();
+        let mut player = Player::new(1, &sim.to_snapshot(), Speed::Max, Micros::MAX).unwrap();
         crate::faults::UserAction::Cancel
             .apply(&mut player.sim)
             .unwrap();
@@ -257,7 +334,7 @@ mod tests {
         assert_eq!(next, Next::Idle);
         sim.update_from_snapshot(&bytes).unwrap();
         assert!(!sim.status.is_live());
-        player.want();
+        player.want(Micros::MAX);
         assert_eq!(player.slice(10.0, 10.0), (None, Next::Idle));
     }
 }

@@ -6,6 +6,7 @@
 use std::cell::{Cell, RefCell};
 
 use barrierlab_engine::sim::Simulation;
+use barrierlab_engine::types::Micros;
 
 use super::host::WorkerJob;
 use super::play::Played;
@@ -75,8 +76,9 @@ pub fn give_up(why: &str) {
 
 /// A tick while `sim` (`sim_id`) plays at `speed`: starts its play in the worker if none runs,
 /// passes the speed on, asks for an update when the last one's cost allows, and returns the
-/// newest update of this play.
-pub fn poll(sim: &Simulation, sim_id: usize, speed: Speed, now_ms: f64) -> Poll {
+/// newest update of this play. `travel_at`: when the page's time travel takes its next
+/// snapshot (the worker writes it into the first update from then).
+pub fn poll(sim: &Simulation, sim_id: usize, speed: Speed, now_ms: f64, travel_at: Micros) -> Poll {
     if UNAVAILABLE.get() {
         return Poll::Local;
     }
@@ -94,7 +96,11 @@ pub fn poll(sim: &Simulation, sim_id: usize, speed: Speed, now_ms: f64) -> Poll 
         }
         let session = SESSIONS.get() + 1;
         SESSIONS.set(session);
-        let play = ToWorker::Play { session, speed };
+        let play = ToWorker::Play {
+            session,
+            speed,
+            travel_at,
+        };
         let snapshot = Some(sim.to_snapshot());
         let worker = match page.take() {
             Some(p) => {
@@ -134,7 +140,7 @@ pub fn poll(sim: &Simulation, sim_id: usize, speed: Speed, now_ms: f64) -> Poll 
             }
         }
         if !p.asked && now_ms >= p.ask_at {
-            p.worker.send(&ToWorker::Want);
+            p.worker.send(&ToWorker::Want { travel_at });
             p.asked = true;
         }
         None

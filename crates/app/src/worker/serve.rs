@@ -129,8 +129,13 @@ pub fn serve() {
                 seconds,
                 taskmanagers,
             } => return post(&FromWorker::Bench(crate::bench::run(seconds, taskmanagers))),
-            ToWorker::Play { session, speed } => {
-                let player = Player::new(session, bytes.as_deref().unwrap_or_default(), speed);
+            ToWorker::Play {
+                session,
+                speed,
+                travel_at,
+            } => {
+                let bytes = bytes.as_deref().unwrap_or_default();
+                let player = Player::new(session, bytes, speed, travel_at);
                 match player {
                     Ok(p) => *work.borrow_mut() = Some(Work::Play(Box::new(p))),
                     Err(e) => return post(&FromWorker::Error(e)),
@@ -141,9 +146,9 @@ pub fn serve() {
                     p.set_speed(speed);
                 }
             }
-            ToWorker::Want => {
+            ToWorker::Want { travel_at } => {
                 if let Some(Work::Play(p)) = work.borrow_mut().as_mut() {
-                    p.want();
+                    p.want(travel_at);
                 }
             }
             ToWorker::Stop => *work.borrow_mut() = None,
