@@ -56,6 +56,7 @@ fn wasm_runs_continued_from_a_snapshot_match_native_fingerprints() {
 #[wasm_bindgen_test]
 fn wasm_copies_updated_from_the_worker_match_native_fingerprints() {
     use barrierlab_app::speed::Speed;
+    use barrierlab_app::travel::TimeTravel;
     use barrierlab_app::worker::play::Player;
     use barrierlab_engine::sim::Simulation;
     use barrierlab_engine::types::MICROS_PER_SEC;
@@ -63,7 +64,10 @@ fn wasm_copies_updated_from_the_worker_match_native_fingerprints() {
     let runs: Vec<PinnedRun> = serde_json::from_value(pinned["runs"].clone()).unwrap();
     for run in &runs {
         let mut copy = Simulation::new(run.scenario().unwrap()).unwrap();
-        let mut player = Player::new(1, &copy.to_snapshot(), Speed::Ten).unwrap();
+        // The page's time travel, its snapshots written by the worker.
+        let mut travel = TimeTravel::new(&copy);
+        let mut player =
+            Player::new(1, &copy.to_snapshot(), Speed::Ten, travel.next_due()).unwrap();
         let end = run.seconds * MICROS_PER_SEC;
         // The first slice sets the pace; each after it is given the wall clock that takes the
         // job a simulated second on at 10x, or what is left to the pinned time, so that the
@@ -77,9 +81,11 @@ fn wasm_copies_updated_from_the_worker_match_native_fingerprints() {
             wall += (step / 10_000) as f64;
             aim += step;
             let (update, _) = player.slice(wall, 60_000.0);
-            if let Some((_, bytes)) = update {
-                copy.update_from_snapshot(&bytes).unwrap();
-                player.want();
+            if let Some((played, bytes)) = update {
+                let (update, snapshot) = played.parts(&bytes);
+                copy.update_from_snapshot(update).unwrap();
+                travel.record_written(&copy, snapshot.map(<[u8]>::to_vec));
+                player.want(travel.next_due());
             }
         }
         assert_eq!(
@@ -89,6 +95,15 @@ fn wasm_copies_updated_from_the_worker_match_native_fingerprints() {
             run.preset,
             run.seed,
             run.set
+        );
+        // Going back re-runs from a snapshot the worker wrote, to the same end.
+        let back = travel.seek(end).unwrap();
+        assert_eq!(
+            back.fingerprint(),
+            run.fingerprint,
+            "{} (seed {}) re-run from time travel's snapshots",
+            run.preset,
+            run.seed
         );
     }
 }
