@@ -91,11 +91,10 @@ pub struct Player {
     /// From when the page's time travel takes its next snapshot (`TimeTravel::next_due`): the
     /// first update at or after it carries one. `None` once it has, until the page says anew.
     travel_at: Option<Micros>,
-    /// Since the last update (`Load`): wall-clock ms stepping and writing, and when it began.
+    /// Since the last update (`Load`): wall-clock ms stepping, and when it began. (The writing
+    /// is the update's own, at its end.)
     stepped_ms: f64,
-    written_ms: f64,
     load_since: f64,
-    load_from: Micros,
 }
 
 impl Player {
@@ -113,7 +112,6 @@ impl Player {
             sent_trace: sim.trace.total(),
             sent_now: sim.now,
             sent_live: sim.status.is_live(),
-            load_from: sim.now,
             sim,
             speed,
             aim: None,
@@ -121,7 +119,6 @@ impl Player {
             asked: 1,
             travel_at: Some(travel_at),
             stepped_ms: 0.0,
-            written_ms: 0.0,
             load_since: clock::now_ms(),
         })
     }
@@ -171,15 +168,13 @@ impl Player {
                 self.travel_at = None;
             }
             let done = clock::now_ms();
-            self.written_ms += done - started;
             let wall = (done - self.load_since).max(1.0);
             let load = Load {
                 stepping: self.stepped_ms / wall,
-                writing: self.written_ms / wall,
-                pace: (self.sim.now - self.load_from) as f64 / 1_000.0 / wall,
+                writing: (done - started) / wall,
+                pace: (self.sim.now - self.sent_now) as f64 / 1_000.0 / wall,
             };
-            (self.stepped_ms, self.written_ms, self.load_since) = (0.0, 0.0, done);
-            self.load_from = self.sim.now;
+            (self.stepped_ms, self.load_since) = (0.0, done);
             self.sent_trace = self.sim.trace.total();
             self.sent_now = self.sim.now;
             self.sent_live = live;
