@@ -25,6 +25,12 @@ async function completed(page, n) {
   await pause(page);
 }
 const subtask = (v, s) => `#job-graph .vertex[data-vertex="${v}"] .subtask[data-subtask="${s}"]`;
+const simMicros = async (page) => Number(await page.getAttribute('#sim-time', 'data-micros'));
+/** The first time from `t` (µs) 2-3 s into a 5 s checkpoint interval. */
+function midInterval(t) {
+  const phase = t % 5_000_000;
+  return phase < 2_000_000 ? t + 2_000_000 - phase : phase > 3_000_000 ? t + 7_000_000 - phase : t;
+}
 
 test('kill a subtask: RESTARTING with a countdown, restore from the latest checkpoint, exactly-once', async () => {
   const { page, errors } = await open();
@@ -145,9 +151,14 @@ test('a plain sink writes replayed records again: the verdict is red with duplic
   await page.click('#editor-apply');
   await page.waitForTimeout(300);
   await completed(page, 1);
-  await page.selectOption('#speed', '1');
+  // The kill lands mid-interval, in simulated time. Checkpoints (every 5 s) complete just after
+  // each multiple of 5 s; a kill in the 50 ms after one finds no record past its cut written yet,
+  // so the restore replays nothing the sink had written and the verdict stays exact (the engine
+  // agrees: seed-demo killed at 5.524-5.563 s). Wall-clock pacing put the kill anywhere.
+  await page.selectOption('#speed', '2');
   await play(page);
-  await page.waitForTimeout(1500);
+  await page.waitForFunction((t) => Number(document.querySelector('#sim-time')?.dataset.micros) >= t,
+    midInterval(await simMicros(page) + 1_000_000), { timeout: 15000 });
   await pause(page);
   await page.click(subtask(0, 0));
   await page.click('#fault-kill');
@@ -155,7 +166,11 @@ test('a plain sink writes replayed records again: the verdict is red with duplic
   await page.selectOption('#speed', 'max');
   await play(page);
   await page.waitForFunction(() => Number(document.querySelector('#count-restored')?.textContent) >= 1, null, { timeout: 15000 });
-  await page.waitForTimeout(300);
+  // The restore is counted when the job is redeployed; the replayed records reach the sink a few
+  // hundred simulated ms later. Wait in simulated time, not wall time: on a slow machine 300 ms of
+  // wall clock at max speed was not always enough (CI, stop 48).
+  await page.waitForFunction((t) => Number(document.querySelector('#sim-time')?.dataset.micros) >= t,
+    await simMicros(page) + 2_000_000, { timeout: 15000 });
   await pause(page);
   assert.equal(await page.getAttribute('#verdict', 'data-exact'), 'false');
   assert.match(await page.textContent('#verdict-badge'), /DUPLICATES/);
