@@ -26,7 +26,7 @@ async function completed(page, n) {
 }
 const subtask = (v, s) => `#job-graph .vertex[data-vertex="${v}"] .subtask[data-subtask="${s}"]`;
 const simMicros = async (page) => Number(await page.getAttribute('#sim-time', 'data-micros'));
-/** The first time from `t` (µs) 2-3 s into a 5 s checkpoint interval. */
+/** The first time from `t` (µs) that is 2-3 s past a multiple of 5 s. */
 function midInterval(t) {
   const phase = t % 5_000_000;
   return phase < 2_000_000 ? t + 2_000_000 - phase : phase > 3_000_000 ? t + 7_000_000 - phase : t;
@@ -153,10 +153,10 @@ test('a plain sink writes replayed records again: the verdict is red with duplic
   await page.click('#editor-apply');
   await page.waitForTimeout(300);
   await completed(page, 1);
-  // The kill lands mid-interval, in simulated time. Checkpoints (every 5 s) complete just after
-  // each multiple of 5 s; a kill in the 50 ms after one finds no record past its cut written yet,
-  // so the restore replays nothing the sink had written and the verdict stays exact (the engine
-  // agrees: seed-demo killed at 5.524-5.563 s). Wall-clock pacing put the kill anywhere.
+  // The kill lands 2-3 s past a multiple of 5 s, in simulated time. Checkpoints trigger every 5 s
+  // from 0.5 s and complete in tens of ms; a kill in the 50 ms after one completes finds no record
+  // past its cut written yet, so the restore replays nothing the sink had written and the verdict
+  // stays exact (the engine agrees: killed at 5.524-5.563 s). Wall-clock pacing put it anywhere.
   await page.selectOption('#speed', '2');
   await play(page);
   await page.waitForFunction((t) => Number(document.querySelector('#sim-time')?.dataset.micros) >= t,
