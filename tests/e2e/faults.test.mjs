@@ -26,6 +26,9 @@ async function completed(page, n) {
 }
 const subtask = (v, s) => `#job-graph .vertex[data-vertex="${v}"] .subtask[data-subtask="${s}"]`;
 const simMicros = async (page) => Number(await page.getAttribute('#sim-time', 'data-micros'));
+/** Waits until simulated time reaches `t` (µs). */
+const untilSimMicros = (page, t) => page.waitForFunction(
+  (t) => Number(document.querySelector('#sim-time')?.dataset.micros) >= t, t, { timeout: 15000 });
 /** The first time from `t` (µs) that is 2-3 s past a multiple of 5 s. */
 function midInterval(t) {
   const phase = t % 5_000_000;
@@ -159,8 +162,7 @@ test('a plain sink writes replayed records again: the verdict is red with duplic
   // stays exact (the engine agrees: killed at 5.524-5.563 s). Wall-clock pacing put it anywhere.
   await page.selectOption('#speed', '2');
   await play(page);
-  await page.waitForFunction((t) => Number(document.querySelector('#sim-time')?.dataset.micros) >= t,
-    midInterval(await simMicros(page) + 1_000_000), { timeout: 15000 });
+  await untilSimMicros(page, midInterval(await simMicros(page) + 1_000_000));
   await pause(page);
   await page.click(subtask(0, 0));
   await page.click('#fault-kill');
@@ -171,8 +173,7 @@ test('a plain sink writes replayed records again: the verdict is red with duplic
   // The restore is counted when the job is redeployed; the replayed records reach the sink a few
   // hundred simulated ms later. Wait in simulated time, not wall time: on a slow machine 300 ms of
   // wall clock at max speed was not always enough (CI, stop 48).
-  await page.waitForFunction((t) => Number(document.querySelector('#sim-time')?.dataset.micros) >= t,
-    await simMicros(page) + 2_000_000, { timeout: 15000 });
+  await untilSimMicros(page, await simMicros(page) + 2_000_000);
   await pause(page);
   assert.equal(await page.getAttribute('#verdict', 'data-exact'), 'false');
   assert.match(await page.textContent('#verdict-badge'), /DUPLICATES/);
