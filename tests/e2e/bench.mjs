@@ -76,7 +76,8 @@ function snapshotLines(where, r) {
   for (const [job, c] of [['bench-512 at its end', r.snapshot], ['seed-demo at 30 s', r.demo_snapshot]]) {
     console.log(`  ${where}, snapshot of ${job}: ${(c.bytes / 1024).toFixed(1)} KB, written in ${c.write_ms.toFixed(2)} ms, ` +
       `read in ${c.read_ms.toFixed(2)} ms; update after 100 ms more: ${(c.update_bytes / 1024).toFixed(1)} KB, ` +
-      `written in ${c.update_write_ms.toFixed(2)} ms, applied in ${c.update_apply_ms.toFixed(2)} ms`);
+      `written in ${c.update_write_ms.toFixed(2)} ms, applied in ${c.update_apply_ms.toFixed(2)} ms ` +
+      `(the next in ${c.update_reuse_ms.toFixed(2)} ms, into the memory of the version before, as the page does)`);
   }
 }
 

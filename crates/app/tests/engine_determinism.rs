@@ -73,7 +73,7 @@ fn wasm_copies_updated_from_the_worker_match_native_fingerprints() {
         // job a simulated second on at 10x, or what is left to the pinned time, so that the
         // copy reaches that time exactly. A slice cut short by a completed checkpoint is made
         // up by the next.
-        let (mut wall, mut aim) = (0.0, 0);
+        let (mut wall, mut aim, mut spare) = (0.0, 0, None);
         let first = player.slice(wall, 60_000.0);
         assert!(first.0.is_none());
         while copy.now < end && copy.status.is_live() {
@@ -83,7 +83,9 @@ fn wasm_copies_updated_from_the_worker_match_native_fingerprints() {
             let (update, _) = player.slice(wall, 60_000.0);
             if let Some((played, bytes)) = update {
                 let (update, snapshot) = played.parts(&bytes);
-                copy.update_from_snapshot(update).unwrap();
+                // As the page does: each update read into the version before's memory.
+                copy.update_from_snapshot_reusing(update, &mut spare)
+                    .unwrap();
                 travel.record_written(&copy, snapshot.map(<[u8]>::to_vec));
                 player.want(travel.next_due());
             }

@@ -68,6 +68,7 @@ fn faster(a: HandOverCost, b: HandOverCost) -> HandOverCost {
         read_ms: a.read_ms.min(b.read_ms),
         update_write_ms: a.update_write_ms.min(b.update_write_ms),
         update_apply_ms: a.update_apply_ms.min(b.update_apply_ms),
+        update_reuse_ms: a.update_reuse_ms.min(b.update_reuse_ms),
         ..b
     }
 }
@@ -75,13 +76,15 @@ fn faster(a: HandOverCost, b: HandOverCost) -> HandOverCost {
 fn snapshot_line(c: &HandOverCost) -> String {
     format!(
         "  snapshot of the end (the Web Worker's hand-over): {:.1} KB, written in {:.2} ms, read in {:.2} ms; \
-         update after 100 ms more: {:.1} KB, written in {:.2} ms, applied in {:.2} ms",
+         update after 100 ms more: {:.1} KB, written in {:.2} ms, applied in {:.2} ms \
+         (the next in {:.2} ms, into the memory of the version before, as the page does)",
         c.bytes as f64 / 1024.0,
         c.write_ms,
         c.read_ms,
         c.update_bytes as f64 / 1024.0,
         c.update_write_ms,
-        c.update_apply_ms
+        c.update_apply_ms,
+        c.update_reuse_ms
     )
 }
 

@@ -267,12 +267,14 @@ impl State {
         {
             let (mut sim, mut travel) = Rc::make_mut(&mut next.job).sim_played();
             let (update, snapshot) = played.parts(&bytes);
-            if let Err(e) = sim.update_from_snapshot(update) {
+            let mut spare = playing::take_spare();
+            if let Err(e) = sim.update_from_snapshot_reusing(update, &mut spare) {
                 // The copy is unchanged: the page plays on from it.
                 drop((sim, travel));
                 playing::give_up(&e);
                 return None;
             }
+            playing::keep_spare(spare);
             travel.record_written(&sim, snapshot.map(<[u8]>::to_vec));
             if !played.live {
                 next.ui.playing = false;

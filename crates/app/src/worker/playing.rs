@@ -40,6 +40,9 @@ struct Page {
     ask_at: f64,
     /// The last update applied is being drawn (`drawn` adds its cost).
     drawing: bool,
+    /// The page's copy as it was before the last update: the next one is read into its memory
+    /// (`Simulation::update_from_snapshot_reusing`). Dropped when the play stops.
+    spare: Option<Simulation>,
 }
 
 thread_local! {
@@ -63,6 +66,7 @@ pub fn stop() {
         if let Some(p) = p.as_mut().filter(|p| p.session != 0) {
             p.worker.send(&ToWorker::Stop);
             p.session = 0;
+            p.spare = None;
         }
     });
 }
@@ -118,6 +122,7 @@ pub fn poll(sim: &Simulation, sim_id: usize, speed: Speed, now_ms: f64, travel_a
             asked: true,
             ask_at: 0.0,
             drawing: false,
+            spare: None,
         });
         Some(())
     });
@@ -153,6 +158,20 @@ pub fn poll(sim: &Simulation, sim_id: usize, speed: Speed, now_ms: f64, travel_a
         }
         None => Poll::Waiting,
     }
+}
+
+/// The memory the play's next update is read into, if it has one (`keep_spare` gives it back).
+pub fn take_spare() -> Option<Simulation> {
+    PAGE.with_borrow_mut(|p| p.as_mut().and_then(|p| p.spare.take()))
+}
+
+/// Keeps what an update left for the next one to be read into, while the play runs.
+pub fn keep_spare(spare: Option<Simulation>) {
+    PAGE.with_borrow_mut(|p| {
+        if let Some(p) = p.as_mut().filter(|p| p.session != 0) {
+            p.spare = spare;
+        }
+    });
 }
 
 /// The page applied an update in `apply_ms`: the next is asked for when that much main-thread

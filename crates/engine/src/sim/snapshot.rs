@@ -54,11 +54,35 @@ impl Simulation {
     /// Becomes the simulation a [`Simulation::to_snapshot_since`] of this one's trace came from.
     /// On an error (bytes that are no such update, or one for another trace) nothing changes.
     pub fn update_from_snapshot(&mut self, bytes: &[u8]) -> Result<(), String> {
-        let mut next = read(bytes, UPDATE_TAG)?;
+        self.update_from_snapshot_reusing(bytes, &mut None)
+    }
+
+    /// [`Simulation::update_from_snapshot`], reading the update into `spare`'s memory (the
+    /// version before the last update, which this leaves there in turn) rather than allocating
+    /// a whole job: its queues, vectors and maps keep their allocations. On an error `self` is
+    /// unchanged and `spare` is dropped (it may hold part of the update).
+    pub fn update_from_snapshot_reusing(
+        &mut self,
+        bytes: &[u8],
+        spare: &mut Option<Simulation>,
+    ) -> Result<(), String> {
+        use serde::Deserialize;
+        let body = bytes
+            .strip_prefix(&UPDATE_TAG[..])
+            .ok_or("not a simulation snapshot of this version of Barrier Lab")?;
+        let mut next = match spare.take() {
+            None => read(bytes, UPDATE_TAG)?,
+            Some(mut next) => {
+                let mut from = postcard::Deserializer::from_bytes(body);
+                Simulation::deserialize_in_place(&mut from, &mut next)
+                    .map_err(|e| format!("a damaged simulation snapshot: {e}"))?;
+                next
+            }
+        };
         let newer = std::mem::take(&mut next.trace);
         self.trace.take_newer(newer)?;
         next.trace = std::mem::take(&mut self.trace);
-        *self = next;
+        *spare = Some(std::mem::replace(self, next));
         Ok(())
     }
 }
@@ -74,6 +98,8 @@ pub struct HandOverCost {
     pub update_bytes: usize,
     pub update_write_ms: f64,
     pub update_apply_ms: f64,
+    /// The next update after 100 ms more, applied into the memory of the version before.
+    pub update_reuse_ms: f64,
 }
 
 impl HandOverCost {
@@ -97,11 +123,21 @@ impl HandOverCost {
         let start = now_ms();
         let update = next.to_snapshot_since(copy.trace.total());
         let update_write_ms = now_ms() - start;
+        let mut spare = None;
         let start = now_ms();
-        copy.update_from_snapshot(&update)?;
+        copy.update_from_snapshot_reusing(&update, &mut spare)?;
         let update_apply_ms = now_ms() - start;
         if copy.fingerprint() != next.fingerprint() {
             return Err("an updated copy with another fingerprint".into());
+        }
+        // The next update goes into the memory of the version before, as on the page.
+        next.run_until(next.now + 100_000);
+        let update = next.to_snapshot_since(copy.trace.total());
+        let start = now_ms();
+        copy.update_from_snapshot_reusing(&update, &mut spare)?;
+        let update_reuse_ms = now_ms() - start;
+        if copy.fingerprint() != next.fingerprint() {
+            return Err("a copy updated in place with another fingerprint".into());
         }
         Ok(HandOverCost {
             bytes: bytes.len(),
@@ -110,6 +146,7 @@ impl HandOverCost {
             update_bytes: update.len(),
             update_write_ms,
             update_apply_ms,
+            update_reuse_ms,
         })
     }
 }
@@ -141,6 +178,52 @@ mod tests {
     fn every_preset_continues_from_its_snapshot_as_it_would_have() {
         for (name, _) in crate::scenario::PRESETS {
             continues_the_same(name, 7_300_000, 12_000_000);
+        }
+    }
+
+    /// Updates read into the memory of the version before (as the page applies the worker's)
+    /// make the same copy as updates read afresh, and a copy that continues on its own ends as
+    /// the simulation does. An update that fails leaves the copy as it was and drops the spare.
+    #[test]
+    fn a_copy_updated_in_the_memory_of_its_version_before_is_the_simulation() {
+        // Barriers overtaking buffers, a two-phase-commit sink, keyed state with TTL timestamps.
+        for name in ["seed-unaligned", "seed-2pc", "state-ttl"] {
+            let mut sim = Simulation::new(preset(name).unwrap()).unwrap();
+            let mut copy = Simulation::from_snapshot(&sim.to_snapshot()).unwrap();
+            let mut spare = None;
+            for to in (1..=4).map(|i| i * 900_000) {
+                let before = copy.now;
+                sim.run_until(to);
+                let update = sim.to_snapshot_since(copy.trace.total());
+                copy.update_from_snapshot_reusing(&update, &mut spare)
+                    .unwrap();
+                assert!(copy.to_snapshot() == sim.to_snapshot(), "{name} at {to}");
+                assert_eq!(spare.as_ref().map(|s| s.now), Some(before), "{name}");
+            }
+            let end = sim.now + 1_000_000;
+            sim.run_until(end);
+            copy.run_until(end);
+            assert_eq!(copy.fingerprint(), sim.fingerprint(), "{name}: continued");
+
+            sim.run_until(end + 500_000);
+            let update = sim.to_snapshot_since(copy.trace.total());
+            let kept = copy.to_snapshot();
+            let damaged = &update[..update.len() / 2];
+            let e = copy
+                .update_from_snapshot_reusing(damaged, &mut spare)
+                .unwrap_err();
+            assert!(e.starts_with("a damaged simulation snapshot"), "{e}");
+            assert!(spare.is_none() && copy.to_snapshot() == kept, "{name}");
+            // An update for a trace the copy has not followed is refused after it was read.
+            let kept = copy.to_snapshot();
+            let mut behind = Simulation::from_snapshot(&kept).unwrap();
+            sim.run_until(end + 900_000);
+            let ahead = sim.to_snapshot_since(sim.trace.total() - 3);
+            let mut reused = Some(Simulation::from_snapshot(&kept).unwrap());
+            assert!(behind
+                .update_from_snapshot_reusing(&ahead, &mut reused)
+                .is_err());
+            assert!(reused.is_none() && behind.to_snapshot() == kept, "{name}");
         }
     }
 
