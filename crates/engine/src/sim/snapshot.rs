@@ -10,9 +10,9 @@ use super::Simulation;
 
 /// "BLS" + the format's number; changed whenever a change to the simulation's fields changes
 /// the bytes.
-const TAG: [u8; 4] = *b"BLS2";
+const TAG: [u8; 4] = *b"BLS3";
 /// The same with only the trace events the receiver has not seen ("BLU": an update).
-const UPDATE_TAG: [u8; 4] = *b"BLU2";
+const UPDATE_TAG: [u8; 4] = *b"BLU3";
 
 fn write(sim: &Simulation, tag: [u8; 4]) -> Vec<u8> {
     // Serializing owned data into a `Vec` fails only on a type serde cannot write, which the

@@ -59,10 +59,11 @@ pub struct TraceEvent {
     pub time: Micros,
     /// The subtask it happened in; `None` for the JobManager.
     pub task: Option<SubtaskId>,
-    #[serde(with = "crate::types::snapshot_forms::json_when_compact")]
+    #[serde(with = "super::compact::kind_form")]
     pub kind: TraceKind,
 }
 
+super::compact::with_compact_form! {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum TraceKind {
@@ -203,6 +204,7 @@ pub enum TraceKind {
     Warning {
         message: String,
     },
+}
 }
 
 impl TraceKind {

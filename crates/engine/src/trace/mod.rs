@@ -4,6 +4,7 @@
 //! event ever recorded, fed 64-bit words in a fixed order, so it is identical natively and in
 //! wasm and does not depend on how far back the ring reaches.
 
+mod compact;
 mod event;
 mod snapshot;
 mod source;
