@@ -14,7 +14,7 @@ use super::ToWorker;
 use crate::speed::Speed;
 
 /// Main-thread time that applying updates and drawing them may take, as a share of the wall
-/// clock: bench-512's updates (the whole job, 6 MB) take 30-50 ms to apply, so it gets one every
+/// clock: bench-512's updates (the whole job, 5.3 MB) take 20-30 ms to apply, so it gets one every
 /// few hundred ms and the frames between stay free; a small job's take under a millisecond.
 const MAIN_THREAD_SHARE: f64 = 0.12;
 
