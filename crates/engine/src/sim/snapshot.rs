@@ -60,7 +60,7 @@ impl Simulation {
     /// [`Simulation::update_from_snapshot`], reading the update into `spare`'s memory (the
     /// version before the last update, which this leaves there in turn) rather than allocating
     /// a whole job: its queues, vectors and maps keep their allocations. On an error `self` is
-    /// unchanged and `spare` is dropped (it may hold part of the update).
+    /// unchanged, and a spare the update was being read into is dropped (it may hold part of it).
     pub fn update_from_snapshot_reusing(
         &mut self,
         bytes: &[u8],
